@@ -1,0 +1,4 @@
+"""kgp-kedro
+"""
+
+__version__ = "0.1"

@@ -1,0 +1,78 @@
+"""TF-IDF KG (paper §3): passages are joined when they share a document keyword or title."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from scipy import sparse
+from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
+
+from kgp_kedro.graphs.edges import Edges, shared_feature_edges
+from kgp_kedro.graphs.linking import strip_disambiguation
+
+
+def _title_phrase(title: str, analyzer) -> str:
+    """A title as a matchable phrase: its disambiguation suffix ('(film)') dropped."""
+    return " ".join(analyzer(strip_disambiguation(title)))
+
+
+def extract_tfidf_keywords(doc_texts: Sequence[str], n_kw: int,
+                           ngram_range: tuple[int, int] = (1, 1),
+                           stop_words: str | None = "english") -> list[list[str]]:
+    """Top ``n_kw`` TF-IDF terms of each document, IDF taken over the collection's documents.
+
+    Ties are broken by the term's alphabetical order, so the result is deterministic.
+    """
+    if n_kw < 1:
+        raise ValueError(f"n_kw must be >= 1, got {n_kw}")
+    vectorizer = TfidfVectorizer(stop_words=stop_words, ngram_range=tuple(ngram_range))
+    try:
+        scores = vectorizer.fit_transform(doc_texts).tocsr()
+    except ValueError:  # every document is empty or stop words only
+        return [[] for _ in doc_texts]
+    terms = vectorizer.get_feature_names_out()
+    keywords = []
+    for i in range(scores.shape[0]):
+        row = scores.getrow(i)
+        order = np.lexsort((row.indices, -row.data))[:n_kw]
+        keywords.append([terms[row.indices[j]] for j in order])
+    return keywords
+
+
+def build_tfidf_graph(passages: Sequence[str], doc_index: Sequence[int],
+                      doc_titles: Sequence[str], n_kw: int,
+                      ngram_range: tuple[int, int] = (1, 1),
+                      stop_words: str | None = "english") -> Edges:
+    """TF-IDF KG construction (paper §3, "TF-IDF KG Construction").
+
+    1. Extract the top ``n_kw`` TF-IDF keywords of each document (a document is the
+       concatenation of its passages, ``doc_index[i]`` gives passage ``i``'s document).
+    2. Add each document's title (without its disambiguation suffix) to the keyword set.
+    3. The union over all documents is the keyword space W; two passages are joined when they
+       both contain a keyword of W (weight = number of shared keywords).
+
+    Keywords are matched with the same analyzer that extracted them (lower-cased, stop words
+    removed); titles are matched as literal lower-cased phrases.
+    """
+    doc_index = np.asarray(doc_index)
+    n_docs = len(doc_titles)
+    doc_texts = [" ".join(p for p, d in zip(passages, doc_index) if d == k) for k in range(n_docs)]
+    keywords = sorted({kw for kws in extract_tfidf_keywords(doc_texts, n_kw, ngram_range,
+                                                             stop_words) for kw in kws})
+    plain = CountVectorizer(lowercase=True).build_analyzer()
+    titles = sorted({t for t in (_title_phrase(t, plain) for t in doc_titles) if t}
+                    - set(keywords))
+
+    blocks, names = [], []
+    if keywords:
+        kw_vec = CountVectorizer(vocabulary=keywords, binary=True, stop_words=stop_words,
+                                 ngram_range=tuple(ngram_range))
+        blocks.append(kw_vec.transform(passages))
+        names.extend(keywords)
+    if titles:
+        longest = max(len(t.split()) for t in titles)
+        title_vec = CountVectorizer(vocabulary=titles, binary=True, ngram_range=(1, longest))
+        blocks.append(title_vec.transform(passages))
+        names.extend(titles)
+    incidence = sparse.hstack(blocks).tocsr() if blocks else sparse.csr_matrix((len(passages), 0))
+    return shared_feature_edges(incidence, names, kind="keyword")
