@@ -81,7 +81,7 @@ def split_passages(documents: pd.DataFrame, sentence_level: bool = True,
 
     rows: list[dict[str, Any]] = []
     for doc in tqdm(documents.itertuples(index=False), total=len(documents),
-                    desc="split passages", leave=False):
+                    desc="split passages", leave=False, disable=None):
         given = doc.sentences is not None and len(doc.sentences) > 0
         if given and sentence_level:
             sentences = [s.strip() for s in doc.sentences]

@@ -91,7 +91,7 @@ class OfflineEntityLinker:
         nlp = _spacy_ner(self.spacy_model)
         result = []
         for doc in tqdm(nlp.pipe(texts, batch_size=self.batch_size), total=len(texts),
-                        desc="entity mentions", leave=False):
+                        desc="entity mentions", leave=False, disable=None):
             mentions = []
             for ent in doc.ents:
                 key = normalise_entity(ent.text)
@@ -122,7 +122,7 @@ class TagMeEntityLinker:
         import tagme
 
         result = []
-        for text in tqdm(texts, desc="TagMe", leave=False):
+        for text in tqdm(texts, desc="TagMe", leave=False, disable=None):
             response = tagme.annotate(text, gcube_token=self.token, lang=self.lang)
             if response is None:
                 raise RuntimeError(f"TagMe returned no annotation for passage {text[:60]!r}")

@@ -16,33 +16,46 @@ def _title_phrase(title: str, analyzer) -> str:
     return " ".join(analyzer(strip_disambiguation(title)))
 
 
-def extract_tfidf_keywords(doc_texts: Sequence[str], n_kw: int,
-                           ngram_range: tuple[int, int] = (1, 1),
-                           stop_words: str | None = "english") -> list[list[str]]:
-    """Top ``n_kw`` TF-IDF terms of each document, IDF taken over the collection's documents.
+def document_texts(passages: Sequence[str], doc_index: Sequence[int], n_docs: int) -> list[str]:
+    """Each document's text: its passages joined in order."""
+    parts: list[list[str]] = [[] for _ in range(n_docs)]
+    for passage, doc in zip(passages, doc_index):
+        parts[doc].append(passage)
+    return [" ".join(p) for p in parts]
 
-    Ties are broken by the term's alphabetical order, so the result is deterministic.
-    """
-    if n_kw < 1:
-        raise ValueError(f"n_kw must be >= 1, got {n_kw}")
+
+def rank_tfidf_keywords(doc_texts: Sequence[str], ngram_range: tuple[int, int] = (1, 1),
+                        stop_words: str | None = "english") -> list[list[str]]:
+    """Every term of each document, best TF-IDF score first (IDF over the collection's
+    documents). Ties are broken alphabetically, so the ranking is deterministic."""
     vectorizer = TfidfVectorizer(stop_words=stop_words, ngram_range=tuple(ngram_range))
     try:
         scores = vectorizer.fit_transform(doc_texts).tocsr()
     except ValueError:  # every document is empty or stop words only
         return [[] for _ in doc_texts]
     terms = vectorizer.get_feature_names_out()
-    keywords = []
+    ranking = []
     for i in range(scores.shape[0]):
-        row = scores.getrow(i)
-        order = np.lexsort((row.indices, -row.data))[:n_kw]
-        keywords.append([terms[row.indices[j]] for j in order])
-    return keywords
+        start, end = scores.indptr[i], scores.indptr[i + 1]
+        indices, data = scores.indices[start:end], scores.data[start:end]
+        ranking.append([terms[indices[j]] for j in np.lexsort((terms[indices], -data))])
+    return ranking
+
+
+def extract_tfidf_keywords(doc_texts: Sequence[str], n_kw: int,
+                           ngram_range: tuple[int, int] = (1, 1),
+                           stop_words: str | None = "english") -> list[list[str]]:
+    """Top ``n_kw`` TF-IDF terms of each document (see :func:`rank_tfidf_keywords`)."""
+    if n_kw < 1:
+        raise ValueError(f"n_kw must be >= 1, got {n_kw}")
+    return [r[:n_kw] for r in rank_tfidf_keywords(doc_texts, ngram_range, stop_words)]
 
 
 def build_tfidf_graph(passages: Sequence[str], doc_index: Sequence[int],
                       doc_titles: Sequence[str], n_kw: int,
                       ngram_range: tuple[int, int] = (1, 1),
-                      stop_words: str | None = "english") -> Edges:
+                      stop_words: str | None = "english",
+                      keyword_ranking: Sequence[Sequence[str]] | None = None) -> Edges:
     """TF-IDF KG construction (paper §3, "TF-IDF KG Construction").
 
     1. Extract the top ``n_kw`` TF-IDF keywords of each document (a document is the
@@ -52,13 +65,16 @@ def build_tfidf_graph(passages: Sequence[str], doc_index: Sequence[int],
        both contain a keyword of W (weight = number of shared keywords).
 
     Keywords are matched with the same analyzer that extracted them (lower-cased, stop words
-    removed); titles are matched as literal lower-cased phrases.
+    removed); titles are matched as literal lower-cased phrases. ``keyword_ranking`` (from
+    :func:`rank_tfidf_keywords` on :func:`document_texts`) saves re-ranking when several
+    ``n_kw`` are built on one collection.
     """
-    doc_index = np.asarray(doc_index)
-    n_docs = len(doc_titles)
-    doc_texts = [" ".join(p for p, d in zip(passages, doc_index) if d == k) for k in range(n_docs)]
-    keywords = sorted({kw for kws in extract_tfidf_keywords(doc_texts, n_kw, ngram_range,
-                                                             stop_words) for kw in kws})
+    if n_kw < 1:
+        raise ValueError(f"n_kw must be >= 1, got {n_kw}")
+    if keyword_ranking is None:
+        keyword_ranking = rank_tfidf_keywords(document_texts(passages, doc_index, len(doc_titles)),
+                                              ngram_range, stop_words)
+    keywords = sorted({kw for ranked in keyword_ranking for kw in ranked[:n_kw]})
     plain = CountVectorizer(lowercase=True).build_analyzer()
     titles = sorted({t for t in (_title_phrase(t, plain) for t in doc_titles) if t}
                     - set(keywords))

@@ -1,0 +1,36 @@
+"""The KG variants named in ``conf/<env>/parameters_kg.yml`` (``kg.variants``).
+
+Pipelines are built before parameters reach any node, so the variant names are read here with
+the project's config loader, as Kedro's docs do for pipelines shaped by configuration. Adding a
+variant is a YAML block under ``kg.variants``, with a ``builder`` of :data:`BUILDERS`.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from kedro.config import OmegaConfigLoader
+from kedro.framework.project import settings
+
+BUILDERS = ("tfidf", "knn", "entity")
+
+
+def load_kg_variants(conf_source: str | Path | None = None) -> dict[str, dict[str, Any]]:
+    """``{variant name: its parameters}`` from the project's configuration.
+
+    The run environment comes from ``KEDRO_ENV`` (default ``local``, over ``base``).
+    """
+    conf = Path(conf_source or Path.cwd() / settings.CONF_SOURCE)
+    if not conf.is_dir():
+        raise FileNotFoundError(f"no configuration folder at {conf}: run Kedro from the project root")
+    loader = OmegaConfigLoader(conf_source=str(conf), base_env="base",
+                               default_run_env="local", env=os.environ.get("KEDRO_ENV"))
+    variants = loader["parameters"].get("kg", {}).get("variants", {})
+    if not variants:
+        raise ValueError(f"no KG variants configured under kg.variants in {conf}")
+    for name, spec in variants.items():
+        if spec.get("builder") not in BUILDERS:
+            raise ValueError(f"kg.variants.{name}.builder must be one of {BUILDERS}, "
+                             f"got {spec.get('builder')!r}")
+    return dict(variants)

@@ -1,0 +1,43 @@
+"""Shared fixtures: the bundled real samples."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from kgp_kedro.corpus import build_collections, read_source, split_passages
+
+ROOT = Path(__file__).resolve().parents[1]
+RAW = ROOT / "data" / "01_raw"
+HOTPOT = RAW / "hotpotqa" / "hotpot_dev_distractor_v1_sample300.json"
+MUSIQUE = RAW / "musique" / "musique_ans_v1.0_dev_sample181.jsonl"
+TWOWIKI = RAW / "2wikimultihopqa" / "dev_sample103.json"
+
+
+def load(dataset: str, path: Path, limit: int | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    questions, documents = read_source(dataset, path, dataset, limit)
+    return pd.DataFrame(questions), pd.DataFrame(documents)
+
+
+@pytest.fixture(scope="session")
+def hotpot():
+    return load("hotpotqa", HOTPOT)
+
+
+@pytest.fixture(scope="session")
+def musique():
+    return load("musique", MUSIQUE)
+
+
+@pytest.fixture(scope="session")
+def twowiki():
+    return load("2wikimultihopqa", TWOWIKI)
+
+
+@pytest.fixture(scope="session")
+def hotpot_passages(hotpot):
+    questions, documents = hotpot
+    questions = questions.head(8)
+    documents = documents[documents["collection_id"].isin(questions["collection_id"])]
+    return questions, split_passages(build_collections(questions, documents, 4, seed=7))
