@@ -12,6 +12,7 @@ from typing import Any
 
 from kedro.config import OmegaConfigLoader
 from kedro.framework.project import settings
+from kedro.utils import find_kedro_project
 
 BUILDERS = ("tfidf", "knn", "entity")
 
@@ -19,11 +20,19 @@ BUILDERS = ("tfidf", "knn", "entity")
 def load_kg_variants(conf_source: str | Path | None = None) -> dict[str, dict[str, Any]]:
     """``{variant name: its parameters}`` from the project's configuration.
 
-    The run environment comes from ``KEDRO_ENV`` (default ``local``, over ``base``).
+    The project is the Kedro project holding the working directory (so a notebook in
+    ``notebooks/`` finds it too); the run environment comes from ``KEDRO_ENV`` (default
+    ``local``, over ``base``).
     """
-    conf = Path(conf_source or Path.cwd() / settings.CONF_SOURCE)
+    if conf_source is None:
+        project = find_kedro_project(Path.cwd())
+        if project is None:
+            raise FileNotFoundError(f"{Path.cwd()} is not inside a Kedro project: run Kedro "
+                                    "from the project (its pyproject.toml has [tool.kedro])")
+        conf_source = Path(project) / settings.CONF_SOURCE
+    conf = Path(conf_source)
     if not conf.is_dir():
-        raise FileNotFoundError(f"no configuration folder at {conf}: run Kedro from the project root")
+        raise FileNotFoundError(f"no configuration folder at {conf}")
     loader = OmegaConfigLoader(conf_source=str(conf), base_env="base",
                                default_run_env="local", env=os.environ.get("KEDRO_ENV"))
     variants = loader["parameters"].get("kg", {}).get("variants", {})

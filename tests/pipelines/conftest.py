@@ -1,0 +1,64 @@
+"""A throw-away copy of the project that runs ``kg_quality`` on a handful of real questions."""
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.conftest import ROOT
+
+N_QUESTIONS = 4
+
+LOCAL_PARAMETERS = {
+    "ingest": {
+        "sources": [
+            {"dataset": "hotpotqa", "path": "data/01_raw/hotpotqa/hotpot_dev_distractor_v1_sample300.json",
+             "limit": N_QUESTIONS},
+            {"dataset": "musique", "path": "data/01_raw/musique/musique_ans_v1.0_dev_sample181.jsonl",
+             "limit": N_QUESTIONS},
+            {"dataset": "2wikimultihopqa", "path": "data/01_raw/2wikimultihopqa/dev_sample103.json",
+             "limit": N_QUESTIONS},
+        ],
+        "negatives_per_question": 3,
+        "seed": 42,
+    },
+}
+
+
+def make_project(target: Path, local_parameters: dict | None = None) -> Path:
+    """Copy the project's configuration, bundled data and notebooks into ``target``."""
+    shutil.copy(ROOT / "pyproject.toml", target / "pyproject.toml")
+    shutil.copytree(ROOT / "conf", target / "conf",
+                    ignore=shutil.ignore_patterns("credentials*", "local"))
+    (target / "conf" / "local").mkdir()
+    shutil.copytree(ROOT / "data" / "01_raw", target / "data" / "01_raw")
+    shutil.copytree(ROOT / "notebooks", target / "notebooks")
+    (target / "src").mkdir()  # the package itself is installed; Kedro wants the folder
+    if local_parameters:
+        (target / "conf" / "local" / "parameters.yml").write_text(yaml.safe_dump(local_parameters))
+    return target
+
+
+def run_pipeline(project: Path, pipeline: str) -> None:
+    from kedro.framework.session import KedroSession
+    from kedro.framework.startup import bootstrap_project
+
+    cwd = Path.cwd()
+    os.chdir(project)  # relative paths in parameters, and the KG variant list, are read from here
+    try:
+        bootstrap_project(project)
+        with KedroSession.create(project_path=project) as session:
+            session.run(pipeline_names=[pipeline])
+    finally:
+        os.chdir(cwd)
+
+
+@pytest.fixture(scope="session")
+def kg_quality_project(tmp_path_factory):
+    os.environ.setdefault("KEDRO_DISABLE_TELEMETRY", "1")
+    project = make_project(tmp_path_factory.mktemp("project"), LOCAL_PARAMETERS)
+    run_pipeline(project, "kg_quality")
+    return project

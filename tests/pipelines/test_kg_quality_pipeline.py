@@ -1,0 +1,92 @@
+"""``kedro run --pipeline=kg_quality`` on a handful of real questions of every source."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from kgp_kedro.evaluation import neighbourhood_scores
+from kgp_kedro.graphs import Adjacency
+from tests.pipelines.conftest import N_QUESTIONS, make_project, run_pipeline
+
+pytestmark = pytest.mark.slow
+
+
+def _latest(project: Path, relative: str) -> Path:
+    """The newest version of a versioned dataset."""
+    folder = project / relative
+    versions = sorted(p for p in folder.iterdir() if p.is_dir())
+    return versions[-1] / folder.name
+
+
+def test_summary_has_every_source_variant_and_setting(kg_quality_project):
+    summary = pd.read_parquet(_latest(kg_quality_project,
+                                      "data/07_model_output/kg_quality_summary.parquet"))
+    for column in ["source", "variant", "setting", "avg_neighbors", "sf_em", "precision",
+                   "recall", "density"]:
+        assert column in summary.columns
+    assert set(summary["source"]) == {"hotpotqa", "musique", "2wikimultihopqa"}
+    assert set(summary["variant"]) == {"tfidf", "knn_st", "tagme"}
+    per_cell = summary.groupby(["source", "variant"])["setting"].nunique()
+    assert (per_cell >= 3).all()
+    assert summary["sf_em"].between(0, 1).all() and summary["precision"].between(0, 1).all()
+    assert (summary["n_questions"] == N_QUESTIONS).all()
+    # denser KNN graphs cover at least as much: k nearest neighbours are nested in k+1
+    knn = summary[summary["variant"] == "knn_st"].copy()
+    knn["k"] = knn["setting"].str.split("=").str[1].astype(int)
+    for _, group in knn.groupby("source"):
+        group = group.sort_values("k")
+        assert group["recall"].is_monotonic_increasing
+        assert group["avg_neighbors"].is_monotonic_increasing
+
+
+def test_per_question_rows_recompute_from_the_edge_tables(kg_quality_project):
+    project = kg_quality_project
+    per_q = pd.read_parquet(_latest(project, "data/07_model_output/kg_quality_per_question.parquet"))
+    edges = pd.read_parquet(_latest(project, "data/05_model_input/kg_edges_tfidf.parquet"))
+    passages = pd.read_parquet(project / "data/03_primary/passages.parquet")
+    seeds = pd.read_parquet(project / "data/05_model_input/kg_seeds.parquet")
+    row = per_q[(per_q["variant"] == "tfidf")].iloc[0]
+    ps = passages[passages["collection_id"] == row["collection_id"]]
+    es = edges[(edges["collection_id"] == row["collection_id"]) & (edges["setting"] == row["setting"])]
+    adj = Adjacency.from_edges(ps["passage_id"].tolist(), es)
+    seed_ids = seeds[seeds["question_id"] == row["question_id"]].sort_values("rank")["passage_id"]
+    assert len(seed_ids) == 5
+    scores = neighbourhood_scores(adj, seed_ids, ps.loc[ps["is_supporting"], "passage_id"])
+    assert scores.sf_em == row["sf_em"] and scores.precision == pytest.approx(row["precision"])
+
+
+def test_table3_stats_and_figure_are_written(kg_quality_project):
+    stats = pd.read_parquet(_latest(kg_quality_project, "data/07_model_output/kg_stats.parquet"))
+    assert {"n_docs", "n_questions", "n_passages", "n_edges", "passage_avg_words",
+            "density"} <= set(stats.columns)
+    hotpot = stats[stats["source"] == "hotpotqa"]
+    assert (hotpot["n_questions"] == N_QUESTIONS).all()
+    # a HotpotQA collection: its ~10 paragraphs plus 3 negatives
+    assert hotpot["n_docs"].between(5, 13).all()
+    figure = json.loads(_latest(kg_quality_project,
+                                "data/08_reporting/kg_quality_figure.json").read_text())
+    names = {trace["name"] for trace in figure["data"]}
+    assert {"tfidf SF-EM", "knn_st PRECISION", "tagme SF-EM"} <= names
+    assert _latest(kg_quality_project, "data/08_reporting/kg_quality_figure.html").stat().st_size > 1000
+
+
+def test_a_malformed_source_fails_naming_the_record_and_writes_nothing(tmp_path):
+    from kedro.framework.session import KedroSession  # noqa: F401 (kedro must import)
+
+    project = make_project(tmp_path)
+    bad = project / "data/01_raw/musique/bad.jsonl"
+    lines = (project / "data/01_raw/musique/musique_ans_v1.0_dev_sample181.jsonl").read_text().splitlines()
+    record = json.loads(lines[1])
+    del record["paragraphs"][0]["paragraph_text"]
+    bad.write_text("\n".join([lines[0], json.dumps(record)]) + "\n")
+    params = {"ingest": {"sources": [{"dataset": "musique", "path": str(bad), "limit": None}],
+                         "negatives_per_question": 1, "seed": 1}}
+    import yaml
+    (project / "conf/local/parameters.yml").write_text(yaml.safe_dump(params))
+    with pytest.raises(Exception, match=r"bad\.jsonl: line 2 \(id [^)]+\): paragraph 0 lacks paragraph_text"):
+        run_pipeline(project, "ingest")
+    assert not (project / "data/02_intermediate/questions.parquet").exists()
+    assert not (project / "data/02_intermediate/documents.parquet").exists()
