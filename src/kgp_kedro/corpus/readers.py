@@ -96,6 +96,21 @@ class _Record:
         return value
 
 
+def _records(path: Path, limit: int | None, id_key: str) -> Iterator[_Record]:
+    """The first ``limit`` records of a JSON list (``.json``) or JSONL file, each with an id."""
+    if path.suffix == ".jsonl":
+        located: Iterator[tuple[str, Any]] = _iter_jsonl(path)
+    else:
+        located = ((f"record {i}", raw) for i, raw in enumerate(_load_json_list(path)))
+    for index, (where, raw) in enumerate(located):
+        if limit is not None and index >= limit:
+            break
+        rec = _Record(path, where, raw, id_key)
+        if rec.id is None:
+            rec.fail(f"missing field '{id_key}'")
+        yield rec
+
+
 def _question_row(rec: _Record, source: str, dataset: str, **fields: Any) -> dict[str, Any]:
     question = rec.get("question", str).strip()
     if not question:
@@ -176,56 +191,51 @@ def _sentence_context_documents(rec: _Record, source: str, collection_id: str) -
     return docs
 
 
-def read_hotpotqa(path: Path, source: str, limit: int | None = None) -> tuple[Rows, Rows]:
-    """Read HotpotQA (distractor or train JSON list) records."""
+def _read_sentence_dataset(path: Path, source: str, limit: int | None, dataset: str,
+                           fields: Callable[[_Record], dict[str, Any]]) -> tuple[Rows, Rows]:
+    """HotpotQA and 2Wiki share a layout: a JSON list of records keyed by ``_id`` whose
+    ``context`` gives titled sentence lists; ``fields`` reads the dataset-specific columns."""
     questions: Rows = []
     documents: Rows = []
-    for index, raw in enumerate(_load_json_list(path)[:limit]):
-        rec = _Record(path, f"record {index}", raw, "_id")
-        if rec.id is None:
-            rec.fail("missing field '_id'")
-        row = _question_row(
-            rec, source, "hotpotqa", answer=rec.get("answer", str).strip(),
-            qtype=rec.get("type", str, optional=True), n_hops=2,
-            meta=json.dumps({"supporting_facts": rec.get("supporting_facts", list),
-                             "level": rec.get("level", str, optional=True)}))
+    for rec in _records(path, limit, "_id"):
+        row = _question_row(rec, source, dataset, answer=rec.get("answer", str).strip(),
+                            qtype=rec.get("type", str, optional=True), **fields(rec))
         questions.append(row)
         documents.extend(_sentence_context_documents(rec, source, row["collection_id"]))
     return questions, documents
+
+
+def _hotpotqa_fields(rec: _Record) -> dict[str, Any]:
+    return {"n_hops": 2,
+            "meta": json.dumps({"supporting_facts": rec.get("supporting_facts", list),
+                                "level": rec.get("level", str, optional=True)})}
+
+
+def _2wiki_fields(rec: _Record) -> dict[str, Any]:
+    evidences = rec.get("evidences", list, optional=True) or []
+    return {"n_hops": len(evidences) or None,
+            "meta": json.dumps({"supporting_facts": rec.get("supporting_facts", list),
+                                "evidences": evidences,
+                                # updated release only
+                                "entity_ids": rec.get("entity_ids", str, optional=True),
+                                "answer_id": rec.get("answer_id", str, optional=True)})}
+
+
+def read_hotpotqa(path: Path, source: str, limit: int | None = None) -> tuple[Rows, Rows]:
+    """Read HotpotQA (distractor or train JSON list) records."""
+    return _read_sentence_dataset(path, source, limit, "hotpotqa", _hotpotqa_fields)
 
 
 def read_2wikimultihopqa(path: Path, source: str, limit: int | None = None) -> tuple[Rows, Rows]:
     """Read 2WikiMultihopQA (original or updated release) records."""
-    questions: Rows = []
-    documents: Rows = []
-    for index, raw in enumerate(_load_json_list(path)[:limit]):
-        rec = _Record(path, f"record {index}", raw, "_id")
-        if rec.id is None:
-            rec.fail("missing field '_id'")
-        evidences = rec.get("evidences", list, optional=True) or []
-        row = _question_row(
-            rec, source, "2wikimultihopqa", answer=rec.get("answer", str).strip(),
-            qtype=rec.get("type", str, optional=True), n_hops=len(evidences) or None,
-            meta=json.dumps({"supporting_facts": rec.get("supporting_facts", list),
-                             "evidences": evidences,
-                             # updated release only
-                             "entity_ids": rec.get("entity_ids", str, optional=True),
-                             "answer_id": rec.get("answer_id", str, optional=True)}))
-        questions.append(row)
-        documents.extend(_sentence_context_documents(rec, source, row["collection_id"]))
-    return questions, documents
+    return _read_sentence_dataset(path, source, limit, "2wikimultihopqa", _2wiki_fields)
 
 
 def read_musique(path: Path, source: str, limit: int | None = None) -> tuple[Rows, Rows]:
     """Read MuSiQue (JSONL) records; paragraphs are keyed by ``idx``, never by title."""
     questions: Rows = []
     documents: Rows = []
-    for index, (where, raw) in enumerate(_iter_jsonl(path)):
-        if limit is not None and index >= limit:
-            break
-        rec = _Record(path, where, raw, "id")
-        if rec.id is None:
-            rec.fail("missing field 'id'")
+    for rec in _records(path, limit, "id"):
         answer = rec.get("answer", str).strip()
         aliases = rec.get("answer_aliases", list, optional=True) or []
         decomposition = rec.get("question_decomposition", list, optional=True) or []
@@ -275,12 +285,7 @@ def read_documents(path: Path, source: str, limit: int | None = None) -> tuple[R
 
     questions: Rows = []
     supporting: set[str] = set()
-    for index, (where, raw) in enumerate(_iter_jsonl(questions_file)):
-        if limit is not None and index >= limit:
-            break
-        rec = _Record(questions_file, where, raw, "id")
-        if rec.id is None:
-            rec.fail("missing field 'id'")
+    for rec in _records(questions_file, limit, "id"):
         docs = rec.get("supporting_docs", list, optional=True) or []
         unknown = sorted(set(docs) - names)
         if unknown:
