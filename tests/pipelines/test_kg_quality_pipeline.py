@@ -90,3 +90,28 @@ def test_a_malformed_source_fails_naming_the_record_and_writes_nothing(tmp_path)
         run_pipeline(project, "ingest")
     assert not (project / "data/02_intermediate/questions.parquet").exists()
     assert not (project / "data/02_intermediate/documents.parquet").exists()
+
+
+def test_retrieval_quality_compares_every_offline_method(kg_quality_project):
+    run_pipeline(kg_quality_project, "retrieval_quality")
+    summary = pd.read_parquet(_latest(kg_quality_project,
+                                      "data/07_model_output/retrieval_summary.parquet"))
+    assert {"source", "setting", "method", "k", "recall", "precision", "sp_em", "latency_ms",
+            "calls"} <= set(summary.columns)
+    methods = set(summary["method"])
+    assert methods == {"none", "golden", "tfidf", "bm25", "knn", "dpr", "mdr", "kgp_tfidf",
+                       "kgp_random", "kgp_encoder"}  # kgp_t5 is skipped: no local checkpoint
+    at30 = summary[summary["k"] == 30].set_index(["source", "method"])
+    assert (at30.xs("golden", level="method")["sp_em"] == 1.0).all()
+    assert (at30.xs("none", level="method")["recall"] == 0.0).all()
+    assert (summary["n_questions"] == N_QUESTIONS).all()
+    retrieved = pd.read_parquet(_latest(kg_quality_project,
+                                        "data/07_model_output/retrieved_kgp_tfidf.parquet"))
+    # KGP: 10 TF-IDF seeds (hop 0) then traversal hops, each path ending at its passage
+    per_q = retrieved.groupby("question_id")
+    assert (per_q.size() <= 30).all()
+    assert (retrieved.loc[retrieved["rank"] < 10, "hop"] == 0).all()
+    deeper = retrieved[retrieved["hop"] > 0]
+    assert len(deeper) > 0
+    assert (deeper["path"].str.split(" > ").str[-1] == deeper["passage_id"]).all()
+    assert (deeper["path"].str.split(" > ").str.len() == deeper["hop"] + 1).all()

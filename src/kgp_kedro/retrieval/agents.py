@@ -75,6 +75,10 @@ class EncoderAgent:
         self.calls = 0
         self._cache: dict[str, np.ndarray] = {}
 
+    def remember(self, texts: Sequence[str], vectors: np.ndarray) -> None:
+        """Reuse passage embeddings computed elsewhere (same encoder) instead of re-encoding."""
+        self._cache.update(zip(texts, vectors))
+
     def _embed(self, texts: Sequence[str]) -> np.ndarray:
         missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
         if missing:

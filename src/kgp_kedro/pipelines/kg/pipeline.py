@@ -8,7 +8,7 @@ from kedro.pipeline import Pipeline, node
 
 from kgp_kedro.pipelines.kg.nodes import (build_entity_graphs, build_knn_graphs,
                                           build_tfidf_graphs, embed_passages, link_entities)
-from kgp_kedro.pipelines.kg.variants import load_kg_variants
+from kgp_kedro.pipelines.config import load_kg_variants
 
 _TEMPLATES = {
     "tfidf": lambda: [

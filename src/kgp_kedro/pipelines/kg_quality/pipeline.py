@@ -8,7 +8,7 @@ from functools import partial, update_wrapper
 from kedro.pipeline import Pipeline, node
 
 from kgp_kedro.pipelines import ingest, kg, passages
-from kgp_kedro.pipelines.kg.variants import load_kg_variants
+from kgp_kedro.pipelines.config import load_kg_variants
 from kgp_kedro.pipelines.kg_quality.nodes import (plot_kg_quality_figure, score_neighbourhoods,
                                                   seed_passages, summarise_kg_quality,
                                                   tabulate_kg_stats)

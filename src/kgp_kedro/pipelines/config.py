@@ -1,8 +1,9 @@
-"""The KG variants named in ``conf/<env>/parameters_kg.yml`` (``kg.variants``).
+"""Parameters that shape pipelines: KG variants (``kg.variants``) and retrieval methods
+(``retrieve.methods``).
 
-Pipelines are built before parameters reach any node, so the variant names are read here with
-the project's config loader, as Kedro's docs do for pipelines shaped by configuration. Adding a
-variant is a YAML block under ``kg.variants``, with a ``builder`` of :data:`BUILDERS`.
+Pipelines are built before parameters reach any node, so these are read here with the
+project's config loader, as Kedro's docs do for pipelines shaped by configuration. Adding a KG
+variant or a retrieval method is a YAML block, not code.
 """
 from __future__ import annotations
 
@@ -17,8 +18,8 @@ from kedro.utils import find_kedro_project
 BUILDERS = ("tfidf", "knn", "entity")
 
 
-def load_kg_variants(conf_source: str | Path | None = None) -> dict[str, dict[str, Any]]:
-    """``{variant name: its parameters}`` from the project's configuration.
+def load_parameters(conf_source: str | Path | None = None) -> dict[str, Any]:
+    """The project's parameters.
 
     The project is the Kedro project holding the working directory (so a notebook in
     ``notebooks/`` finds it too); the run environment comes from ``KEDRO_ENV`` (default
@@ -35,11 +36,24 @@ def load_kg_variants(conf_source: str | Path | None = None) -> dict[str, dict[st
         raise FileNotFoundError(f"no configuration folder at {conf}")
     loader = OmegaConfigLoader(conf_source=str(conf), base_env="base",
                                default_run_env="local", env=os.environ.get("KEDRO_ENV"))
-    variants = loader["parameters"].get("kg", {}).get("variants", {})
+    return loader["parameters"]
+
+
+def load_kg_variants(conf_source: str | Path | None = None) -> dict[str, dict[str, Any]]:
+    """``{variant name: its parameters}``, each with a ``builder`` of :data:`BUILDERS`."""
+    variants = load_parameters(conf_source).get("kg", {}).get("variants", {})
     if not variants:
-        raise ValueError(f"no KG variants configured under kg.variants in {conf}")
+        raise ValueError("no KG variants configured under kg.variants")
     for name, spec in variants.items():
         if spec.get("builder") not in BUILDERS:
             raise ValueError(f"kg.variants.{name}.builder must be one of {BUILDERS}, "
                              f"got {spec.get('builder')!r}")
     return dict(variants)
+
+
+def load_retrieval_methods(conf_source: str | Path | None = None) -> dict[str, dict[str, Any]]:
+    """``{method name: its parameters}`` from ``retrieve.methods``."""
+    methods = load_parameters(conf_source).get("retrieve", {}).get("methods", {})
+    if not methods:
+        raise ValueError("no retrieval methods configured under retrieve.methods")
+    return dict(methods)

@@ -1,0 +1,64 @@
+"""Nodes of the retrieval_quality pipeline."""
+from __future__ import annotations
+
+import logging
+
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from kgp_kedro.retrieval.metrics import retrieval_metrics
+
+logger = logging.getLogger(__name__)
+
+SUMMARY_COLUMNS = ["source", "setting", "method", "k", "recall", "precision", "sp_em",
+                   "latency_ms", "calls", "n_questions"]
+
+
+def score_retrieval(questions: pd.DataFrame, passages: pd.DataFrame, ks: list[int],
+                    *retrieved: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Per question, method and k: recall, precision and SP-EM of the top k against the
+    supporting passages; averaged per source × method × k with the mean latency and model
+    calls per question. Every method is scored on the same questions: one that returned
+    nothing for a question scores 0 there. Skipped methods (empty tables) are left out."""
+    support = {cid: g.loc[g["is_supporting"], "passage_id"].tolist()
+               for cid, g in passages.groupby("collection_id")}
+    labelled = questions[questions["collection_id"].map(lambda c: bool(support.get(c)))]
+    rows = []
+    for table in retrieved:
+        if table.empty:
+            continue
+        method = table["method"].iloc[0]
+        ranked = {qid: g.sort_values("rank")["passage_id"].dropna().tolist()
+                  for qid, g in table.groupby("question_id")}
+        timing = table.drop_duplicates("question_id").set_index("question_id")
+        for q in labelled.itertuples(index=False):
+            for m in retrieval_metrics(ranked.get(q.question_id, []), support[q.collection_id], ks):
+                rows.append({"source": q.source, "setting": "collection", "method": method,
+                             "question_id": q.question_id, **m,
+                             "latency_ms": timing["latency_ms"].get(q.question_id, float("nan")),
+                             "calls": timing["calls"].get(q.question_id, 0)})
+    per_question = pd.DataFrame(rows)
+    summary = (per_question.groupby(["source", "setting", "method", "k"], sort=False)
+               .agg(recall=("recall", "mean"), precision=("precision", "mean"),
+                    sp_em=("sp_em", "mean"), latency_ms=("latency_ms", "mean"),
+                    calls=("calls", "mean"), n_questions=("question_id", "nunique"))
+               .reset_index())
+    return per_question, summary[SUMMARY_COLUMNS]
+
+
+def plot_retrieval_recall(summary: pd.DataFrame) -> go.Figure:
+    """Supporting-passage recall@k per method, one panel per source."""
+    sources = list(dict.fromkeys(summary["source"]))
+    fig = make_subplots(rows=1, cols=max(len(sources), 1), subplot_titles=sources,
+                        shared_yaxes=True)
+    for col, source in enumerate(sources, start=1):
+        for method, rows in summary[summary["source"] == source].groupby("method", sort=False):
+            fig.add_trace(go.Scatter(x=rows["k"], y=rows["recall"], mode="lines+markers",
+                                     name=method, legendgroup=method, showlegend=col == 1),
+                          row=1, col=col)
+        fig.update_xaxes(title_text="k (passages)", type="log", row=1, col=col)
+    fig.update_yaxes(title_text="supporting-passage recall@k", range=[0, 1.02], row=1, col=1)
+    fig.update_layout(title="Retrieval quality per method", template="plotly_white",
+                      height=450, width=420 * max(len(sources), 1) + 200)
+    return fig

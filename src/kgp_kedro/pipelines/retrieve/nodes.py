@@ -1,0 +1,69 @@
+"""Node of the retrieve pipeline: run one configured method over every question."""
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from tqdm.auto import tqdm
+
+from kgp_kedro.graphs import Adjacency
+from kgp_kedro.models import SentenceEncoder
+from kgp_kedro.retrieval.methods import Collection, MethodRunner, SkippedMethod
+
+logger = logging.getLogger(__name__)
+
+RETRIEVED_COLUMNS = ["source", "question_id", "collection_id", "method", "rank", "passage_id",
+                     "score", "hop", "path", "latency_ms", "calls"]
+
+
+def retrieve_passages(questions: pd.DataFrame, passages: pd.DataFrame, method: dict[str, Any],
+                      shared: dict[str, Any], name: str, edges: pd.DataFrame | None = None,
+                      embeddings: pd.DataFrame | None = None,
+                      encoder: dict[str, Any] | None = None) -> pd.DataFrame:
+    """Ranked passages of method ``name`` for every question (one row per passage; a question
+    with no passage, e.g. the ``none`` method, keeps one row with a null passage so its
+    latency is recorded)."""
+    try:
+        runner = MethodRunner(method, budget=int(shared.get("budget", 30)),
+                              encoder=SentenceEncoder(**encoder) if encoder else None)
+    except SkippedMethod as skipped:
+        logger.warning("retrieval method %s skipped: %s", name, skipped)
+        return pd.DataFrame(columns=RETRIEVED_COLUMNS)
+    vectors = (dict(zip(embeddings["passage_id"], embeddings["embedding"]))
+               if embeddings is not None else None)
+    edge_groups = ({cid: g for cid, g in edges[edges["setting"] == shared["graph"]["setting"]]
+                    .groupby("collection_id")} if edges is not None else {})
+    by_collection = dict(tuple(passages.groupby("collection_id", sort=False)))
+    rows = []
+    for q in tqdm(questions.itertuples(index=False), total=len(questions),
+                  desc=f"retrieve {name}", leave=False, disable=None):
+        ps = by_collection.get(q.collection_id)
+        if ps is None:
+            continue
+        ids = ps["passage_id"].tolist()
+        collection = Collection(
+            passage_ids=ids, texts=ps["text"].tolist(),
+            supporting=ps.loc[ps["is_supporting"], "passage_id"].tolist(),
+            vectors=np.stack([vectors[p] for p in ids]).astype(np.float32) if vectors else None)
+        if edges is not None:
+            empty = edges.iloc[0:0]
+            collection.neighbors = lambda p, adj=Adjacency.from_edges(
+                ids, edge_groups.get(q.collection_id, empty)): sorted(adj.neighbors(p))
+        calls_before = runner.model_calls()
+        start = time.perf_counter()
+        visits = runner.retrieve(q.question, collection)
+        latency = 1000 * (time.perf_counter() - start)
+        calls = runner.model_calls() - calls_before
+        base = {"source": q.source, "question_id": q.question_id,
+                "collection_id": q.collection_id, "method": name, "latency_ms": latency,
+                "calls": calls}
+        if not visits:
+            rows.append({**base, "rank": -1, "passage_id": None, "score": np.nan, "hop": -1,
+                         "path": ""})
+        for rank, v in enumerate(visits):
+            rows.append({**base, "rank": rank, "passage_id": v.passage_id, "score": v.score,
+                         "hop": v.hop, "path": " > ".join(v.path)})
+    return pd.DataFrame(rows, columns=RETRIEVED_COLUMNS)

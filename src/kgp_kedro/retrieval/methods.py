@@ -1,0 +1,123 @@
+"""Retrieval methods of the paper's comparison (§8.2), behind one call: question in, ranked
+passages (with the path that reached each) out."""
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from kgp_kedro.models import SentenceEncoder
+from kgp_kedro.retrieval.agents import EncoderAgent, RandomAgent, Seq2SeqAgent, TfidfAgent
+from kgp_kedro.retrieval.dense import dense_search, mdr_search
+from kgp_kedro.retrieval.lexical import bm25_search, fuzzy_search
+from kgp_kedro.retrieval.tfidf import tfidf_search
+from kgp_kedro.retrieval.traversal import Visit, traverse
+
+logger = logging.getLogger(__name__)
+
+METHODS = ("none", "golden", "tfidf", "bm25", "knn", "dpr", "mdr", "kgp")
+
+
+@dataclass
+class Collection:
+    """What a method may use about one question's collection."""
+
+    passage_ids: list[str]
+    texts: list[str]
+    supporting: list[str] = field(default_factory=list)
+    vectors: np.ndarray | None = None                      # passage embeddings, row-aligned
+    neighbors: Callable[[str], Sequence[str]] | None = None  # the KG, for KGP
+
+
+class SkippedMethod(RuntimeError):
+    """A configured method that cannot run here (e.g. no local model configured)."""
+
+
+def _visits(c: Collection, order: np.ndarray, scores: np.ndarray) -> list[Visit]:
+    return [Visit(c.passage_ids[i], (c.passage_ids[i],), 0, float(s))
+            for i, s in zip(order, scores)]
+
+
+class MethodRunner:
+    """Runs one configured method. ``spec`` is its YAML block (``method`` and options);
+    ``budget`` is the context size (paper: 30 passages for every method)."""
+
+    def __init__(self, spec: Mapping[str, Any], budget: int = 30,
+                 encoder: SentenceEncoder | None = None) -> None:
+        self.method = spec.get("method")
+        if self.method not in METHODS:
+            raise ValueError(f"unknown retrieval method {self.method!r}; expected one of {METHODS}")
+        self.spec, self.budget, self.encoder = dict(spec), budget, encoder
+        self.agent = self._make_agent() if self.method == "kgp" else None
+        self.calls = 0
+
+    def _make_agent(self):
+        agent = dict(self.spec.get("agent", {"kind": "tfidf"}))
+        kind = agent.pop("kind", "tfidf")
+        if kind == "tfidf":
+            return TfidfAgent()
+        if kind == "random":
+            return RandomAgent(**agent)
+        if kind == "encoder":
+            return EncoderAgent(self.encoder) if not agent else EncoderAgent(**agent)
+        if kind == "seq2seq":
+            if not agent.get("model_path"):
+                raise SkippedMethod("the seq2seq agent needs agent.model_path: a local "
+                                    "Hugging Face seq2seq checkpoint (e.g. a fine-tuned T5)")
+            return Seq2SeqAgent(**agent)
+        if kind == "chat":
+            raise SkippedMethod("the chat agent needs the LLM interface (reader issue)")
+        raise ValueError(f"unknown traversal agent {kind!r}")
+
+    def _encode(self, texts: Sequence[str]) -> np.ndarray:
+        if self.encoder is None:
+            raise ValueError(f"method {self.method} needs an encoder")
+        self.calls += 1
+        return self.encoder.encode(texts)
+
+    def model_calls(self) -> int:
+        return self.calls + (self.agent.calls if self.agent is not None else 0)
+
+    def retrieve(self, question: str, c: Collection) -> list[Visit]:
+        k, spec = self.budget, self.spec
+        if self.method == "none" or not c.passage_ids:
+            return []
+        if self.method == "golden":
+            return [Visit(p, (p,), 0, 1.0) for p in c.supporting[:k]]
+        if self.method == "tfidf":
+            return _visits(c, *tfidf_search(question, c.texts, k))
+        if self.method == "bm25":
+            return _visits(c, *bm25_search(question, c.texts, k, spec.get("k1", 1.5),
+                                           spec.get("b", 0.75)))
+        if self.method == "dpr":
+            return _visits(c, *dense_search(self._encode([question])[0], c.vectors, k,
+                                            self.encoder.device))
+        if self.method == "knn":
+            dense = _visits(c, *dense_search(self._encode([question])[0], c.vectors,
+                                             spec.get("dense_k", 15), self.encoder.device))
+            fuzzy = _visits(c, *fuzzy_search(question, c.texts, k))
+            seen = {v.passage_id for v in dense}
+            extra = [v for v in fuzzy if v.passage_id not in seen]
+            return (dense + extra)[:spec.get("dense_k", 15) + spec.get("fuzzy_k", 15)][:k]
+        if self.method == "mdr":
+            positions, scores, pairs = mdr_search(
+                question, c.texts, c.vectors, self._encode, spec.get("first_hop", 15),
+                spec.get("second_hop", 3), k, self.encoder.device)
+            via = {}
+            for pair in pairs:
+                via.setdefault(pair.first, (pair.first,))
+                via.setdefault(pair.second, (pair.first, pair.second))
+            return [Visit(c.passage_ids[p], tuple(c.passage_ids[i] for i in via[p]),
+                          len(via[p]) - 1, float(s)) for p, s in zip(positions, scores)]
+        # kgp: TF-IDF seeds, then Algorithm 1 over the KG
+        if c.neighbors is None:
+            raise ValueError("KGP needs the collection's KG")
+        if isinstance(self.agent, EncoderAgent) and c.vectors is not None:
+            self.agent.remember(c.texts, c.vectors)
+        order, scores = tfidf_search(question, c.texts, spec.get("seeds", 10))
+        texts = dict(zip(c.passage_ids, c.texts))
+        return traverse(question, [c.passage_ids[i] for i in order], scores, c.neighbors, texts,
+                        self.agent, spec.get("branching_factor", 3), k, spec.get("max_hops", 2))
