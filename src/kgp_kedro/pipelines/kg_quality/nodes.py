@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
+from dataclasses import asdict
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -65,7 +65,7 @@ def score_neighbourhoods(questions: pd.DataFrame, passages: pd.DataFrame, seeds:
                                           support[q.collection_id])
             rows.append({"source": q.source, "variant": variant, "setting": setting,
                          "question_id": q.question_id, "collection_id": q.collection_id,
-                         **scores.__dict__, **stats})
+                         **asdict(scores), **stats})
     if unlabelled:
         logger.warning("kg_quality %s: %d question-settings have no supporting passages and are "
                        "left out", variant, unlabelled)

@@ -49,9 +49,8 @@ def retrieve_passages(questions: pd.DataFrame, passages: pd.DataFrame, method: d
             supporting=ps.loc[ps["is_supporting"], "passage_id"].tolist(),
             vectors=np.stack([vectors[p] for p in ids]).astype(np.float32) if vectors else None)
         if edges is not None:
-            empty = edges.iloc[0:0]
-            collection.neighbors = lambda p, adj=Adjacency.from_edges(
-                ids, edge_groups.get(q.collection_id, empty)): sorted(adj.neighbors(p))
+            adjacency = Adjacency.from_edges(ids, edge_groups.get(q.collection_id, edges.iloc[0:0]))
+            collection.neighbors = lambda p, adj=adjacency: sorted(adj.neighbors(p))
         calls_before = runner.model_calls()
         start = time.perf_counter()
         visits = runner.retrieve(q.question, collection)
