@@ -62,3 +62,9 @@ def kg_quality_project(tmp_path_factory):
     project = make_project(tmp_path_factory.mktemp("project"), LOCAL_PARAMETERS)
     run_pipeline(project, "kg_quality")
     return project
+
+
+@pytest.fixture(scope="session")
+def retrieval_project(kg_quality_project):
+    run_pipeline(kg_quality_project, "retrieval_quality")
+    return kg_quality_project

@@ -92,9 +92,8 @@ def test_a_malformed_source_fails_naming_the_record_and_writes_nothing(tmp_path)
     assert not (project / "data/02_intermediate/documents.parquet").exists()
 
 
-def test_retrieval_quality_compares_every_offline_method(kg_quality_project):
-    run_pipeline(kg_quality_project, "retrieval_quality")
-    summary = pd.read_parquet(_latest(kg_quality_project,
+def test_retrieval_quality_compares_every_offline_method(retrieval_project):
+    summary = pd.read_parquet(_latest(retrieval_project,
                                       "data/07_model_output/retrieval_summary.parquet"))
     assert {"source", "setting", "method", "k", "recall", "precision", "sp_em", "latency_ms",
             "calls"} <= set(summary.columns)
@@ -105,7 +104,7 @@ def test_retrieval_quality_compares_every_offline_method(kg_quality_project):
     assert (at30.xs("golden", level="method")["sp_em"] == 1.0).all()
     assert (at30.xs("none", level="method")["recall"] == 0.0).all()
     assert (summary["n_questions"] == N_QUESTIONS).all()
-    retrieved = pd.read_parquet(_latest(kg_quality_project,
+    retrieved = pd.read_parquet(_latest(retrieval_project,
                                         "data/07_model_output/retrieved_kgp_tfidf.parquet"))
     # KGP: 10 TF-IDF seeds (hop 0) then traversal hops, each path ending at its passage
     per_q = retrieved.groupby("question_id")
@@ -115,3 +114,14 @@ def test_retrieval_quality_compares_every_offline_method(kg_quality_project):
     assert len(deeper) > 0
     assert (deeper["path"].str.split(" > ").str[-1] == deeper["passage_id"]).all()
     assert (deeper["path"].str.split(" > ").str.len() == deeper["hop"] + 1).all()
+
+
+def test_branching_factor_sweep(retrieval_project):
+    """Figure 7(a-b)'s table."""
+    sweep = pd.read_parquet(_latest(retrieval_project,
+                                    "data/07_model_output/branching_sweep.parquet"))
+    assert set(sweep["method"]) == {"kgp_tfidf", "kgp_random", "kgp_encoder"}
+    assert set(sweep["branching_factor"]) == {1, 2, 3, 5, 10}
+    assert (sweep["k"] == 30).all() and sweep["sp_em"].between(0, 1).all()
+    assert (sweep.groupby(["source", "method"]).size() == 5).all()
+    assert (sweep["n_questions"] == N_QUESTIONS).all()

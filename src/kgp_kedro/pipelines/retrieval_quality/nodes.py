@@ -62,3 +62,45 @@ def plot_retrieval_recall(summary: pd.DataFrame) -> go.Figure:
     fig.update_layout(title="Retrieval quality per method", template="plotly_white",
                       height=450, width=420 * max(len(sources), 1) + 200)
     return fig
+
+
+def sweep_branching_factor(questions: pd.DataFrame, passages: pd.DataFrame,
+                           shared: dict, factors: list[int], edges: pd.DataFrame,
+                           embeddings: pd.DataFrame, encoder: dict) -> pd.DataFrame:
+    """Figure 7(a-b): every KGP method re-run with each branching factor; SP-EM, recall and
+    precision at the full budget, latency and model calls per question."""
+    from kgp_kedro.pipelines.retrieve.nodes import retrieve_passages
+
+    budget = int(shared.get("budget", 30))
+    rows = []
+    for name, spec in shared["methods"].items():
+        if spec.get("method") != "kgp":
+            continue
+        for factor in factors:
+            table = retrieve_passages(questions, passages, {**spec, "branching_factor": factor},
+                                      shared, f"{name}@{factor}", edges=edges,
+                                      embeddings=embeddings, encoder=encoder)
+            if table.empty:  # a skipped agent
+                break
+            _, summary = score_retrieval(questions, passages, [budget], table)
+            rows.append(summary.assign(method=name, branching_factor=factor))
+    if not rows:
+        return pd.DataFrame(columns=[*SUMMARY_COLUMNS, "branching_factor"])
+    return pd.concat(rows, ignore_index=True)
+
+
+def plot_branching_sweep(sweep: pd.DataFrame) -> go.Figure:
+    """SP-EM at the full budget against the branching factor, per KGP method and source."""
+    sources = list(dict.fromkeys(sweep["source"]))
+    fig = make_subplots(rows=1, cols=max(len(sources), 1), subplot_titles=sources,
+                        shared_yaxes=True)
+    for col, source in enumerate(sources, start=1):
+        for method, rows in sweep[sweep["source"] == source].groupby("method", sort=False):
+            fig.add_trace(go.Scatter(x=rows["branching_factor"], y=rows["sp_em"],
+                                     mode="lines+markers", name=method, legendgroup=method,
+                                     showlegend=col == 1), row=1, col=col)
+        fig.update_xaxes(title_text="branching factor", row=1, col=col)
+    fig.update_yaxes(title_text="SP-EM at the budget", range=[0, 1.02], row=1, col=1)
+    fig.update_layout(title="KGP branching-factor sweep (KGP Figure 7a-b)",
+                      template="plotly_white", height=450, width=420 * max(len(sources), 1) + 200)
+    return fig
