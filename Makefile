@@ -36,6 +36,7 @@ lab: $(STAMP)
 
 benchmark: $(STAMP)
 	$(BIN)/python benchmarks/bench_kg.py
+	$(BIN)/python benchmarks/bench_retrieval.py
 
 clean:
 	rm -rf $(VENV)

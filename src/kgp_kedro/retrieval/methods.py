@@ -115,8 +115,8 @@ class MethodRunner:
         # kgp: TF-IDF seeds, then Algorithm 1 over the KG
         if c.neighbors is None:
             raise ValueError("KGP needs the collection's KG")
-        if isinstance(self.agent, EncoderAgent) and c.vectors is not None:
-            self.agent.remember(c.texts, c.vectors)
+        if hasattr(self.agent, "remember") and c.vectors is not None:
+            self.agent.remember(c.texts, c.vectors)  # reuse the passage embeddings
         order, scores = tfidf_search(question, c.texts, spec.get("seeds", 10))
         texts = dict(zip(c.passage_ids, c.texts))
         return traverse(question, [c.passage_ids[i] for i in order], scores, c.neighbors, texts,
