@@ -5,8 +5,8 @@ import logging
 
 import pandas as pd
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
+from kgp_kedro.reporting.panels import plot_lines_by_source
 from kgp_kedro.retrieval.metrics import retrieval_metrics
 
 logger = logging.getLogger(__name__)
@@ -49,19 +49,8 @@ def score_retrieval(questions: pd.DataFrame, passages: pd.DataFrame, ks: list[in
 
 def plot_retrieval_recall(summary: pd.DataFrame) -> go.Figure:
     """Supporting-passage recall@k per method, one panel per source."""
-    sources = list(dict.fromkeys(summary["source"]))
-    fig = make_subplots(rows=1, cols=max(len(sources), 1), subplot_titles=sources,
-                        shared_yaxes=True)
-    for col, source in enumerate(sources, start=1):
-        for method, rows in summary[summary["source"] == source].groupby("method", sort=False):
-            fig.add_trace(go.Scatter(x=rows["k"], y=rows["recall"], mode="lines+markers",
-                                     name=method, legendgroup=method, showlegend=col == 1),
-                          row=1, col=col)
-        fig.update_xaxes(title_text="k (passages)", type="log", row=1, col=col)
-    fig.update_yaxes(title_text="supporting-passage recall@k", range=[0, 1.02], row=1, col=1)
-    fig.update_layout(title="Retrieval quality per method", template="plotly_white",
-                      height=450, width=420 * max(len(sources), 1) + 200)
-    return fig
+    return plot_lines_by_source(summary, "k", "recall", "Retrieval quality per method",
+                                "k (passages)", "supporting-passage recall@k", log_x=True)
 
 
 def sweep_branching_factor(questions: pd.DataFrame, passages: pd.DataFrame,
@@ -91,16 +80,6 @@ def sweep_branching_factor(questions: pd.DataFrame, passages: pd.DataFrame,
 
 def plot_branching_sweep(sweep: pd.DataFrame) -> go.Figure:
     """SP-EM at the full budget against the branching factor, per KGP method and source."""
-    sources = list(dict.fromkeys(sweep["source"]))
-    fig = make_subplots(rows=1, cols=max(len(sources), 1), subplot_titles=sources,
-                        shared_yaxes=True)
-    for col, source in enumerate(sources, start=1):
-        for method, rows in sweep[sweep["source"] == source].groupby("method", sort=False):
-            fig.add_trace(go.Scatter(x=rows["branching_factor"], y=rows["sp_em"],
-                                     mode="lines+markers", name=method, legendgroup=method,
-                                     showlegend=col == 1), row=1, col=col)
-        fig.update_xaxes(title_text="branching factor", row=1, col=col)
-    fig.update_yaxes(title_text="SP-EM at the budget", range=[0, 1.02], row=1, col=1)
-    fig.update_layout(title="KGP branching-factor sweep (KGP Figure 7a-b)",
-                      template="plotly_white", height=450, width=420 * max(len(sources), 1) + 200)
-    return fig
+    return plot_lines_by_source(sweep, "branching_factor", "sp_em",
+                                "KGP branching-factor sweep (KGP Figure 7a-b)",
+                                "branching factor", "SP-EM at the budget")
