@@ -115,8 +115,9 @@ class MethodRunner:
         # kgp: TF-IDF seeds, then Algorithm 1 over the KG
         if c.neighbors is None:
             raise ValueError("KGP needs the collection's KG")
-        if hasattr(self.agent, "remember") and c.vectors is not None:
-            self.agent.remember(c.texts, c.vectors)  # reuse the passage embeddings
+        if (c.vectors is not None and self.encoder is not None
+                and getattr(self.agent, "encoder", None) is self.encoder):
+            self.agent.remember(c.texts, c.vectors)  # same encoder: reuse passage embeddings
         order, scores = tfidf_search(question, c.texts, spec.get("seeds", 10))
         texts = dict(zip(c.passage_ids, c.texts))
         return traverse(question, [c.passage_ids[i] for i in order], scores, c.neighbors, texts,

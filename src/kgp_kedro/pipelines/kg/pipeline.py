@@ -8,6 +8,7 @@ from kedro.pipeline import Pipeline, node
 
 from kgp_kedro.pipelines.kg.nodes import (build_entity_graphs, build_knn_graphs,
                                           build_tfidf_graphs, embed_passages, link_entities)
+from kgp_kedro.pipelines import ingest, passages
 from kgp_kedro.pipelines.config import load_kg_variants
 
 _TEMPLATES = {
@@ -40,3 +41,9 @@ def variant_pipeline(name: str, builder: str) -> Pipeline:
 def create_pipeline(**kwargs) -> Pipeline:
     return sum((variant_pipeline(name, spec["builder"])
                 for name, spec in load_kg_variants().items()), Pipeline([]))
+
+
+def graphs_from_raw() -> Pipeline:
+    """ingest + passages + kg: what every downstream pipeline carries, since
+    ``kedro run --pipeline=X`` imports only ``pipelines/X/``."""
+    return ingest.create_pipeline() + passages.create_pipeline() + create_pipeline()

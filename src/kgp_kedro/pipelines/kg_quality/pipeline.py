@@ -7,8 +7,8 @@ from functools import partial, update_wrapper
 
 from kedro.pipeline import Pipeline, node
 
-from kgp_kedro.pipelines import ingest, kg, passages
 from kgp_kedro.pipelines.config import load_kg_variants
+from kgp_kedro.pipelines.kg.pipeline import graphs_from_raw
 from kgp_kedro.pipelines.kg_quality.nodes import (plot_kg_quality_figure, score_neighbourhoods,
                                                   seed_passages, summarise_kg_quality,
                                                   tabulate_kg_stats)
@@ -40,5 +40,4 @@ def quality_pipeline() -> Pipeline:
 
 
 def create_pipeline(**kwargs) -> Pipeline:
-    return (ingest.create_pipeline() + passages.create_pipeline() + kg.create_pipeline()
-            + quality_pipeline())
+    return graphs_from_raw() + quality_pipeline()

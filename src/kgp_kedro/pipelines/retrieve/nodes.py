@@ -37,20 +37,31 @@ def retrieve_passages(questions: pd.DataFrame, passages: pd.DataFrame, method: d
     edge_groups = ({cid: g for cid, g in edges[edges["setting"] == shared["graph"]["setting"]]
                     .groupby("collection_id")} if edges is not None else {})
     by_collection = dict(tuple(passages.groupby("collection_id", sort=False)))
+    # the last collection's view, reused by the next question when it shares the collection
+    # (a documents source, a pooled setting); kept to one so memory does not grow with the run
+    cached: dict[str, Collection] = {}
+
+    def collection_of(cid: str) -> Collection:
+        if cid not in cached:
+            cached.clear()
+            ps = by_collection[cid]
+            ids = ps["passage_id"].tolist()
+            collection = Collection(
+                passage_ids=ids, texts=ps["text"].tolist(),
+                supporting=ps.loc[ps["is_supporting"], "passage_id"].tolist(),
+                vectors=np.stack([vectors[p] for p in ids]).astype(np.float32) if vectors else None)
+            if edges is not None:
+                adjacency = Adjacency.from_edges(ids, edge_groups.get(cid, edges.iloc[0:0]))
+                collection.neighbors = lambda p, adj=adjacency: sorted(adj.neighbors(p))
+            cached[cid] = collection
+        return cached[cid]
+
     rows = []
     for q in tqdm(questions.itertuples(index=False), total=len(questions),
                   desc=f"retrieve {name}", leave=False, disable=None):
-        ps = by_collection.get(q.collection_id)
-        if ps is None:
+        if q.collection_id not in by_collection:
             continue
-        ids = ps["passage_id"].tolist()
-        collection = Collection(
-            passage_ids=ids, texts=ps["text"].tolist(),
-            supporting=ps.loc[ps["is_supporting"], "passage_id"].tolist(),
-            vectors=np.stack([vectors[p] for p in ids]).astype(np.float32) if vectors else None)
-        if edges is not None:
-            adjacency = Adjacency.from_edges(ids, edge_groups.get(q.collection_id, edges.iloc[0:0]))
-            collection.neighbors = lambda p, adj=adjacency: sorted(adj.neighbors(p))
+        collection = collection_of(q.collection_id)
         calls_before = runner.model_calls()
         start = time.perf_counter()
         visits = runner.retrieve(q.question, collection)

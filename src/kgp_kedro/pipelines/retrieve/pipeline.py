@@ -4,8 +4,8 @@ from functools import partial, update_wrapper
 
 from kedro.pipeline import Pipeline, node
 
-from kgp_kedro.pipelines import ingest, kg, passages
 from kgp_kedro.pipelines.config import load_parameters, load_retrieval_methods
+from kgp_kedro.pipelines.kg.pipeline import graphs_from_raw
 from kgp_kedro.pipelines.retrieve.nodes import retrieve_passages
 
 DENSE = {"knn", "dpr", "mdr"}
@@ -35,5 +35,4 @@ def retrieval_pipeline() -> Pipeline:
 
 
 def create_pipeline(**kwargs) -> Pipeline:
-    return ingest.create_pipeline() + passages.create_pipeline() + kg.create_pipeline() \
-        + retrieval_pipeline()
+    return graphs_from_raw() + retrieval_pipeline()
