@@ -11,14 +11,17 @@ logger = logging.getLogger(__name__)
 
 class CredentialsToEnvironment:
     """Expose secrets of ``conf/local/credentials.yml`` to the libraries that read them from
-    the environment (the TagMe linker reads ``TAGME_TOKEN``). A variable already set wins::
+    the environment (the TagMe linker reads ``TAGME_TOKEN``, the openai LLM backend
+    ``OPENAI_API_KEY``). A variable already set wins::
 
         # conf/local/credentials.yml
         tagme:
           token: <your gcube token>
+        llm:
+          api_key: <your key>
     """
 
-    VARIABLES = {("tagme", "token"): "TAGME_TOKEN"}
+    VARIABLES = {("tagme", "token"): "TAGME_TOKEN", ("llm", "api_key"): "OPENAI_API_KEY"}
 
     @hook_impl
     def after_context_created(self, context) -> None:

@@ -8,11 +8,9 @@ from kedro.pipeline import Pipeline
 def register_pipelines() -> dict[str, Pipeline]:
     """Register the project's pipelines (one folder each under ``pipelines/``).
 
-    ``kg_quality`` carries its upstream, so it is also the default run for now.
+    Each pipeline carries its upstream. The default run goes end to end: the KG quality
+    study and ingest -> passages -> KGs -> retrieve -> read -> score -> report.
     """
     pipelines = find_pipelines(raise_errors=True)
-    if "kg_quality" in pipelines:
-        pipelines["__default__"] = pipelines["kg_quality"]
-    else:
-        pipelines["__default__"] = sum(pipelines.values(), Pipeline([]))
+    pipelines["__default__"] = pipelines["kg_quality"] + pipelines["report"]
     return pipelines

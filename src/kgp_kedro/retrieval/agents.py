@@ -91,9 +91,21 @@ class EncoderAgent:
         return inner_product_scores(query, self._embed(candidates), self.encoder.device)[0]
 
 
-class Seq2SeqAgent:
-    """KGP-T5: a seq2seq checkpoint generates the next evidence from question ⊕ path; the
-    candidates are ranked by their text similarity to it (Eq. 1 with g = identity)."""
+class GenerativeAgent:
+    """An agent that generates the next evidence from question ⊕ path and ranks the candidates
+    by their text similarity to it (Eq. 1 with g = identity, φ = TF-IDF cosine)."""
+
+    name = "generative"
+
+    def generate(self, question: str, path: Sequence[str]) -> str:
+        raise NotImplementedError
+
+    def score(self, question: str, path: Sequence[str], candidates: Sequence[str]) -> np.ndarray:
+        return text_similarity(self.generate(question, path), candidates)
+
+
+class Seq2SeqAgent(GenerativeAgent):
+    """KGP-T5: a seq2seq checkpoint (the instruction prefixed to the input, §8.2)."""
 
     name = "seq2seq"
 
@@ -120,5 +132,21 @@ class Seq2SeqAgent:
         self.calls += 1
         return self.tokenizer.decode(output[0], skip_special_tokens=True)
 
-    def score(self, question: str, path: Sequence[str], candidates: Sequence[str]) -> np.ndarray:
-        return text_similarity(self.generate(question, path), candidates)
+
+class ChatAgent(GenerativeAgent):
+    """KGP-ChatGPT / KGP-LLaMA: an instruction-following LLM (through the project's LLM
+    interface) asked the paper's instruction in the Listing 1 format."""
+
+    name = "chat"
+
+    def __init__(self, llm, instruction: str = NEXT_EVIDENCE_INSTRUCTION,
+                 max_tokens: int = 64) -> None:
+        self.llm, self.instruction, self.max_tokens = llm, instruction, max_tokens
+        self.calls = 0
+
+    def generate(self, question: str, path: Sequence[str]) -> str:
+        prompt = (f"Instruction: {self.instruction}\n\nInput: {' '.join([question, *path])}"
+                  "\n\nOutput:")
+        self.calls += 1
+        reply = self.llm.complete([{"role": "user", "content": prompt}], self.max_tokens)
+        return reply.text

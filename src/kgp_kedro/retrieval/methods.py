@@ -10,15 +10,23 @@ from typing import Any
 import numpy as np
 
 from kgp_kedro.models import SentenceEncoder
-from kgp_kedro.retrieval.agents import EncoderAgent, RandomAgent, Seq2SeqAgent, TfidfAgent
+from kgp_kedro.retrieval.agents import (ChatAgent, EncoderAgent, RandomAgent, Seq2SeqAgent,
+                                        TfidfAgent)
 from kgp_kedro.retrieval.dense import dense_search, mdr_search
+from kgp_kedro.retrieval.ircot import ircot_search
 from kgp_kedro.retrieval.lexical import bm25_search, fuzzy_search
 from kgp_kedro.retrieval.tfidf import tfidf_search
 from kgp_kedro.retrieval.traversal import Visit, traverse
 
 logger = logging.getLogger(__name__)
 
-METHODS = ("none", "golden", "tfidf", "bm25", "knn", "dpr", "mdr", "kgp")
+METHODS = ("none", "golden", "tfidf", "bm25", "knn", "dpr", "mdr", "ircot", "kgp")
+
+
+def needs_llm(spec: Mapping[str, Any]) -> bool:
+    """Whether the method of ``spec`` calls the LLM (IRCoT, the ``chat`` agent)."""
+    return (spec.get("method") == "ircot"
+            or (spec.get("agent") or {}).get("kind") == "chat")
 
 
 @dataclass
@@ -43,14 +51,17 @@ def _visits(c: Collection, order: np.ndarray, scores: np.ndarray) -> list[Visit]
 
 class MethodRunner:
     """Runs one configured method. ``spec`` is its YAML block (``method`` and options);
-    ``budget`` is the context size (paper: 30 passages for every method)."""
+    ``budget`` is the context size (paper: 30 passages for every method); ``llm`` is the LLM
+    client of IRCoT and the ``chat`` agent."""
 
     def __init__(self, spec: Mapping[str, Any], budget: int = 30,
-                 encoder: SentenceEncoder | None = None) -> None:
+                 encoder: SentenceEncoder | None = None, llm=None) -> None:
         self.method = spec.get("method")
         if self.method not in METHODS:
             raise ValueError(f"unknown retrieval method {self.method!r}; expected one of {METHODS}")
-        self.spec, self.budget, self.encoder = dict(spec), budget, encoder
+        if needs_llm(spec) and llm is None:
+            raise SkippedMethod("it needs an LLM client (llm in parameters_llm.yml)")
+        self.spec, self.budget, self.encoder, self.llm = dict(spec), budget, encoder, llm
         self.agent = self._make_agent() if self.method == "kgp" else None
         self.calls = 0
 
@@ -69,7 +80,7 @@ class MethodRunner:
                                     "Hugging Face seq2seq checkpoint (e.g. a fine-tuned T5)")
             return Seq2SeqAgent(**agent)
         if kind == "chat":
-            raise SkippedMethod("the chat agent needs the LLM interface (reader issue)")
+            return ChatAgent(self.llm, **agent)
         raise ValueError(f"unknown traversal agent {kind!r}")
 
     def _encode(self, texts: Sequence[str]) -> np.ndarray:
@@ -79,6 +90,7 @@ class MethodRunner:
         return self.encoder.encode(texts)
 
     def model_calls(self) -> int:
+        """Encoder batches and generations so far (LLM calls count even when cached)."""
         return self.calls + (self.agent.calls if self.agent is not None else 0)
 
     def retrieve(self, question: str, c: Collection) -> list[Visit]:
@@ -102,6 +114,14 @@ class MethodRunner:
             seen = {v.passage_id for v in dense}
             extra = [v for v in fuzzy if v.passage_id not in seen]
             return (dense + extra)[:spec.get("dense_k", 15) + spec.get("fuzzy_k", 15)][:k]
+        if self.method == "ircot":
+            requests = self.llm.requests
+            positions, scores, steps = ircot_search(question, c.texts, self.llm, k,
+                                                    spec.get("step_k", 5), spec.get("max_steps"))
+            self.calls += self.llm.requests - requests
+            step_of = {p: s for s, step in enumerate(steps) for p in step.retrieved}
+            return [Visit(c.passage_ids[p], (c.passage_ids[p],), step_of[p], float(s))
+                    for p, s in zip(positions, scores)]
         if self.method == "mdr":
             positions, scores, pairs = mdr_search(
                 question, c.texts, c.vectors, self._encode, spec.get("first_hop", 15),

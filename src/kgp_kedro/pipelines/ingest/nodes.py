@@ -43,3 +43,14 @@ def add_negative_documents(questions: pd.DataFrame, own_documents: pd.DataFrame,
                            negatives_per_question: int, seed: int) -> pd.DataFrame:
     """Complete each collection with seeded negative documents (paper §8.1)."""
     return build_collections(questions, own_documents, negatives_per_question, seed)
+
+
+def select_qa_questions(questions: pd.DataFrame, per_source: int | None) -> pd.DataFrame:
+    """The questions the reader answers (and the LLM-driven retrievers run on): the first
+    ``per_source`` of each source in file order, or all when null. One set for every method,
+    so every method is scored on the same denominator."""
+    if per_source is None:
+        return questions
+    if int(per_source) < 1:
+        raise ValueError(f"ingest.qa_questions_per_source must be >= 1 or null, got {per_source}")
+    return questions.groupby("source", sort=False).head(int(per_source)).reset_index(drop=True)

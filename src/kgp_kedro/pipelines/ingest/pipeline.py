@@ -1,7 +1,8 @@
 """ingest pipeline."""
 from kedro.pipeline import Pipeline, node
 
-from kgp_kedro.pipelines.ingest.nodes import add_negative_documents, read_sources
+from kgp_kedro.pipelines.ingest.nodes import (add_negative_documents, read_sources,
+                                              select_qa_questions)
 
 
 def create_pipeline(**kwargs) -> Pipeline:
@@ -12,4 +13,6 @@ def create_pipeline(**kwargs) -> Pipeline:
              inputs=["questions", "own_documents", "params:ingest.negatives_per_question",
                      "params:ingest.seed"],
              outputs="documents", name="add_negative_documents"),
+        node(select_qa_questions, inputs=["questions", "params:ingest.qa_questions_per_source"],
+             outputs="qa_questions", name="select_qa_questions"),
     ])

@@ -19,8 +19,9 @@ def score_retrieval(questions: pd.DataFrame, passages: pd.DataFrame, ks: list[in
                     *retrieved: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Per question, method and k: recall, precision and SP-EM of the top k against the
     supporting passages; averaged per source × method × k with the mean latency and model
-    calls per question. Every method is scored on the same questions: one that returned
-    nothing for a question scores 0 there. Skipped methods (empty tables) are left out."""
+    calls per question. A method is scored on every question it ran on (all of them, or the
+    QA questions for the LLM-driven ones): one that returned nothing for a question scores 0
+    there. Skipped methods (empty tables) are left out."""
     support = {cid: g.loc[g["is_supporting"], "passage_id"].tolist()
                for cid, g in passages.groupby("collection_id")}
     labelled = questions[questions["collection_id"].map(lambda c: bool(support.get(c)))]
@@ -32,7 +33,8 @@ def score_retrieval(questions: pd.DataFrame, passages: pd.DataFrame, ks: list[in
         ranked = {qid: g.sort_values("rank")["passage_id"].dropna().tolist()
                   for qid, g in table.groupby("question_id")}
         timing = table.drop_duplicates("question_id").set_index("question_id")
-        for q in labelled.itertuples(index=False):
+        asked = labelled[labelled["question_id"].isin(timing.index)]
+        for q in asked.itertuples(index=False):
             for m in retrieval_metrics(ranked.get(q.question_id, []), support[q.collection_id], ks):
                 rows.append({"source": q.source, "setting": "collection", "method": method,
                              "question_id": q.question_id, **m,

@@ -10,6 +10,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from kgp_kedro.graphs import Adjacency
+from kgp_kedro.llm import make_llm
 from kgp_kedro.models import SentenceEncoder
 from kgp_kedro.retrieval.methods import Collection, MethodRunner, SkippedMethod
 
@@ -22,13 +23,15 @@ RETRIEVED_COLUMNS = ["source", "question_id", "collection_id", "method", "rank",
 def retrieve_passages(questions: pd.DataFrame, passages: pd.DataFrame, method: dict[str, Any],
                       shared: dict[str, Any], name: str, edges: pd.DataFrame | None = None,
                       embeddings: pd.DataFrame | None = None,
-                      encoder: dict[str, Any] | None = None) -> pd.DataFrame:
+                      encoder: dict[str, Any] | None = None,
+                      llm: dict[str, Any] | None = None) -> pd.DataFrame:
     """Ranked passages of method ``name`` for every question (one row per passage; a question
     with no passage, e.g. the ``none`` method, keeps one row with a null passage so its
-    latency is recorded)."""
+    latency is recorded). ``llm`` (parameters_llm.yml) serves IRCoT and the chat agent."""
     try:
         runner = MethodRunner(method, budget=int(shared.get("budget", 30)),
-                              encoder=SentenceEncoder(**encoder) if encoder else None)
+                              encoder=SentenceEncoder(**encoder) if encoder else None,
+                              llm=make_llm(llm) if llm else None)
     except SkippedMethod as skipped:
         logger.warning("retrieval method %s skipped: %s", name, skipped)
         return pd.DataFrame(columns=RETRIEVED_COLUMNS)

@@ -1,5 +1,6 @@
 """retrieve pipeline: one namespaced node per method of ``retrieve.methods``, writing
-``retrieved_<method>``. It carries its upstream (ingest, passages, kg)."""
+``retrieved_<method>``. It carries its upstream (ingest, passages, kg). Methods that call the
+LLM (IRCoT, the chat agent) run on ``qa_questions``, the set the reader answers."""
 from functools import partial, update_wrapper
 
 from kedro.pipeline import Pipeline, node
@@ -7,6 +8,7 @@ from kedro.pipeline import Pipeline, node
 from kgp_kedro.pipelines.config import load_parameters, load_retrieval_methods
 from kgp_kedro.pipelines.kg.pipeline import graphs_from_raw
 from kgp_kedro.pipelines.retrieve.nodes import retrieve_passages
+from kgp_kedro.retrieval.methods import needs_llm
 
 DENSE = {"knn", "dpr", "mdr"}
 
@@ -19,6 +21,9 @@ def method_pipeline(name: str, spec: dict, shared: dict) -> Pipeline:
     agent = spec.get("agent", {}).get("kind")
     if kind == "kgp":
         inputs["edges"] = f"kg_edges_{shared['graph']['variant']}"
+    if needs_llm(spec):  # LLM-driven retrievers run on the reader's questions only
+        inputs["questions"] = "qa_questions"
+        inputs["llm"] = "params:llm"
     if kind in DENSE or agent == "encoder":
         variant = shared["embeddings"]
         inputs["embeddings"] = f"{variant}.passage_embeddings"

@@ -1,0 +1,85 @@
+"""Answer scoring: SQuAD-style normalised EM and token F1 over the gold answer and its aliases
+(with HotpotQA's yes/no rule), Acc as "a gold answer is contained in the prediction", and the
+paper's LLM judge (Listing 5)."""
+from __future__ import annotations
+
+import re
+import string
+from collections import Counter
+from collections.abc import Sequence
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_PUNCTUATION = set(string.punctuation)
+_SPECIAL = {"yes", "no", "noanswer"}
+
+
+def normalize_answer(text: str) -> str:
+    """SQuAD normalisation: lower case, no punctuation, no articles, single spaces."""
+    text = "".join(ch for ch in text.lower() if ch not in _PUNCTUATION)
+    return " ".join(_ARTICLES.sub(" ", text).split())
+
+
+def _golds(golds: str | Sequence[str]) -> list[str]:
+    golds = [golds] if isinstance(golds, str) else list(golds)
+    return [g for g in golds if g is not None and str(g).strip()]
+
+
+def exact_match(prediction: str, golds: str | Sequence[str]) -> float:
+    """1.0 when the normalised prediction equals a normalised gold answer or alias."""
+    pred = normalize_answer(prediction)
+    return float(any(pred == normalize_answer(g) for g in _golds(golds)))
+
+
+def _token_f1(pred: str, gold: str) -> float:
+    # HotpotQA's official rule: a yes/no answer scores only when it matches exactly
+    if (pred in _SPECIAL or gold in _SPECIAL) and pred != gold:
+        return 0.0
+    pred_tokens, gold_tokens = pred.split(), gold.split()
+    common = sum((Counter(pred_tokens) & Counter(gold_tokens)).values())
+    if common == 0:
+        return 0.0
+    precision, recall = common / len(pred_tokens), common / len(gold_tokens)
+    return 2 * precision * recall / (precision + recall)
+
+
+def f1_score(prediction: str, golds: str | Sequence[str]) -> float:
+    """Token F1 of the normalised prediction against the best gold answer or alias."""
+    pred = normalize_answer(prediction)
+    return max((_token_f1(pred, normalize_answer(g)) for g in _golds(golds)), default=0.0)
+
+
+def contains_answer(prediction: str, golds: str | Sequence[str]) -> float:
+    """1.0 when a normalised gold answer occurs, as whole words, in the normalised prediction
+    (the string-match Acc; the paper's Acc is the LLM judge, :func:`judge_prompt`)."""
+    pred = f" {normalize_answer(prediction)} "
+    return float(any(f" {g} " in pred for g in map(normalize_answer, _golds(golds)) if g))
+
+
+JUDGE_EXAMPLES = (
+    ("What company owns the property of Marvel Comics?", "The Walt Disney Company",
+     "The Walt Disney Company", 1),
+    ("Which constituent college of the University of Oxford endows four professorial "
+     "fellowships for sciences including chemistry and pure mathematics?", "Magdalen College",
+     "Magdalen College.", 1),
+    ("Which year was Marvel started?", "1939", "1200", 0),
+)
+
+
+def judge_prompt(question: str, answer: str, prediction: str) -> str:
+    """The paper's grading prompt (Listing 5)."""
+    examples = "\n\n=====\n\n".join(
+        f"Question: {q}\n\nAnswer: {a}\n\nPrediction: {p}\n\nReturn: {r}"
+        for q, a, p, r in JUDGE_EXAMPLES)
+    return ("You are an expert professor specialized in grading whether the prediction to the "
+            "question is correct or not according to the real answer.\n\n=====\n\n"
+            f"For example:\n\n=====\n\n{examples}\n\n=====\n\n"
+            f"You are grading the following question:\n\nQuestion: {question}\n\n"
+            f"Answer: {answer}\n\nPrediction: {prediction}\n\n"
+            "If the prediction is correct according to the answer, return 1. Otherwise, "
+            "return 0.\n\nReturn: your reply can only be one number '0' or '1'")
+
+
+def parse_judgement(reply: str) -> float | None:
+    """1.0 / 0.0 from the judge's reply (its first 0 or 1), None when it gave neither."""
+    match = re.search(r"[01]", reply)
+    return float(match.group()) if match else None

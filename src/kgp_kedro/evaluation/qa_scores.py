@@ -1,0 +1,71 @@
+"""Per-question and summary QA scores of a method's answers, on one denominator: every
+question asked counts, and a failed or missing call is a wrong answer, reported as failed."""
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pandas as pd
+
+from kgp_kedro.evaluation.qa_metrics import (contains_answer, exact_match, f1_score,
+                                             judge_prompt, parse_judgement)
+
+logger = logging.getLogger(__name__)
+
+SCORE_COLUMNS = ["source", "question_id", "method", "qtype", "n_hops", "gold", "prediction",
+                 "em", "f1", "acc", "judge_acc", "failed", "context_sp_recall", "n_contexts",
+                 "prompt_tokens", "completion_tokens", "reader_latency_ms"]
+
+
+def score_answers(questions: pd.DataFrame, answers: pd.DataFrame, passages: pd.DataFrame,
+                  method: str, judge=None) -> pd.DataFrame:
+    """EM, F1, Acc (contains), the LLM judge's Acc when ``judge`` (an LLM client) is given, and
+    the supporting-passage recall of the contexts the reader saw, for every question."""
+    supporting = (passages[passages["is_supporting"]].groupby("collection_id")["passage_id"]
+                  .agg(set).to_dict())
+    by_question = {a.question_id: a for a in answers.itertuples(index=False)}
+    missing = [q for q in questions["question_id"] if q not in by_question]
+    if missing:
+        logger.warning("score %s: %d questions have no answer row; counted as failed",
+                       method, len(missing))
+    rows = []
+    for q in questions.itertuples(index=False):
+        a = by_question.get(q.question_id)
+        failed = a is None or a.error is not None
+        prediction = "" if a is None else a.answer
+        golds = list(q.answers) if len(q.answers) else [q.answer]
+        gold_sp = supporting.get(q.collection_id, set())
+        seen = set(a.context_ids) if a is not None else set()
+        rows.append({
+            "source": q.source, "question_id": q.question_id, "method": method,
+            "qtype": q.qtype, "n_hops": q.n_hops, "gold": q.answer, "prediction": prediction,
+            "em": exact_match(prediction, golds), "f1": f1_score(prediction, golds),
+            "acc": contains_answer(prediction, golds), "judge_acc": np.nan, "failed": failed,
+            "context_sp_recall": len(seen & gold_sp) / len(gold_sp) if gold_sp else np.nan,
+            "n_contexts": 0 if a is None else a.n_contexts,
+            "prompt_tokens": 0 if a is None else a.prompt_tokens,
+            "completion_tokens": 0 if a is None else a.completion_tokens,
+            "reader_latency_ms": np.nan if a is None else a.latency_ms})
+    scores = pd.DataFrame(rows, columns=SCORE_COLUMNS)
+    if judge is not None and len(scores):
+        prompts = [[{"role": "user", "content": judge_prompt(q, g, p)}]
+                   for q, g, p in zip(questions["question"], scores["gold"],
+                                      scores["prediction"])]
+        replies = judge.complete_many(prompts, max_tokens=4, desc=f"judge {method}")
+        # an empty prediction or an unreadable verdict is wrong, like a failed call
+        scores["judge_acc"] = [0.0 if not p or (v := parse_judgement(r.text)) is None else v
+                               for p, r in zip(scores["prediction"], replies)]
+    return scores
+
+
+SUMMARY_METRICS = ["em", "f1", "acc", "judge_acc", "context_sp_recall", "n_contexts",
+                   "prompt_tokens", "completion_tokens", "reader_latency_ms"]
+
+
+def summarise_scores(scores: pd.DataFrame, by: tuple[str, ...] = ("source", "method")) -> pd.DataFrame:
+    """Means of the per-question scores by ``by``, with ``questions`` and ``failed`` counts."""
+    grouped = scores.groupby(list(by), sort=False, dropna=False)
+    summary = grouped[SUMMARY_METRICS].mean()
+    summary.insert(0, "failed", grouped["failed"].sum())
+    summary.insert(0, "questions", grouped.size())
+    return summary.reset_index()

@@ -1,0 +1,111 @@
+"""The LLM interface: messages in, :class:`Completion` out (text, token counts, latency),
+through a backend, an on-disk call cache and deterministic sampling (temperature 0)."""
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from functools import lru_cache
+from typing import Any
+
+from tqdm.auto import tqdm
+
+from kgp_kedro.llm.backends import BACKENDS, Messages
+from kgp_kedro.llm.cache import CallCache, call_key
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One call's outcome. ``error`` is set (and ``text`` empty) when the call failed after the
+    backend's retries: the caller counts it as a wrong answer, never drops it."""
+
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    latency_ms: float
+    cached: bool = False
+    error: str | None = None
+
+
+class LLMClient:
+    """A backend behind the call cache. ``calls`` counts backend calls actually made (cache
+    hits are free); ``requests`` counts every :meth:`complete`."""
+
+    def __init__(self, backend, cache: CallCache | None = None, temperature: float = 0.0,
+                 max_tokens: int = 32, seed: int | None = 0) -> None:
+        self.backend, self.cache = backend, cache
+        self.sampling = {"temperature": float(temperature), "max_tokens": int(max_tokens),
+                         "seed": seed}
+        self.calls = self.requests = 0
+
+    @property
+    def name(self) -> str:
+        return f"{self.backend.kind}:{self.backend.model}"
+
+    @property
+    def context_window(self) -> int:
+        return int(self.backend.context_window)
+
+    def count_tokens(self, text: str) -> int:
+        return self.backend.count_tokens(text)
+
+    def complete(self, messages: Messages, max_tokens: int | None = None) -> Completion:
+        """The model's reply to ``messages`` (from the cache when this exact call was made)."""
+        sampling = dict(self.sampling)
+        if max_tokens is not None:
+            sampling["max_tokens"] = int(max_tokens)
+        self.requests += 1
+        key = call_key(self.backend.kind, self.backend.model, messages, sampling)
+        if self.cache is not None and (hit := self.cache.get(key)) is not None:
+            return Completion(**{**hit, "cached": True})
+        self.calls += 1
+        start = time.perf_counter()
+        try:
+            text, prompt_tokens, completion_tokens = self.backend.chat(messages, **sampling)
+        except Exception as exc:  # noqa: BLE001 - a failed call is an outcome, counted downstream
+            latency = 1000 * (time.perf_counter() - start)
+            logger.warning("LLM call failed (%s): %s: %s", self.name, type(exc).__name__, exc)
+            return Completion("", 0, 0, latency, error=f"{type(exc).__name__}: {exc}")
+        completion = Completion(text, prompt_tokens, completion_tokens,
+                                1000 * (time.perf_counter() - start))
+        if self.cache is not None:  # failures are not cached: a re-run retries them
+            self.cache.put(key, asdict(completion))
+        return completion
+
+    def complete_many(self, batch: Sequence[Messages], max_tokens: int | None = None,
+                      desc: str = "llm") -> list[Completion]:
+        """:meth:`complete` over ``batch`` in order, ``backend.concurrency`` calls at a time."""
+        workers = max(1, int(getattr(self.backend, "concurrency", 1)))
+        with tqdm(total=len(batch), desc=desc, leave=False, disable=None) as bar:
+            def one(messages: Messages) -> Completion:
+                result = self.complete(messages, max_tokens)
+                bar.update()
+                return result
+            if workers == 1:
+                return [one(m) for m in batch]
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                return list(pool.map(one, batch))
+
+
+@lru_cache(maxsize=4)
+def _backend(kind: str, options_json: str):
+    return BACKENDS[kind](**json.loads(options_json))
+
+
+def make_llm(params: Mapping[str, Any], cache_path: str | None = None) -> LLMClient:
+    """The client described by ``parameters_llm.yml``'s ``llm`` block: ``backend`` (``local``
+    or ``openai``), that backend's options under its own name, ``sampling``, and ``cache``
+    (a SQLite path; null disables it). Backends are loaded once per process."""
+    kind = params.get("backend", "local")
+    if kind not in BACKENDS:
+        raise ValueError(f"llm.backend must be one of {sorted(BACKENDS)}, got {kind!r}")
+    options = {k: v for k, v in (params.get(kind) or {}).items() if v is not None}
+    backend = _backend(kind, json.dumps(options, sort_keys=True))
+    cache_path = cache_path or params.get("cache")
+    return LLMClient(backend, CallCache(cache_path) if cache_path else None,
+                     **(params.get("sampling") or {}))

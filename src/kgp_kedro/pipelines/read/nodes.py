@@ -1,0 +1,30 @@
+"""Node of the read pipeline."""
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import pandas as pd
+
+from kgp_kedro.llm import make_llm
+from kgp_kedro.reading import READ_COLUMNS, read_answers
+
+logger = logging.getLogger(__name__)
+
+
+def answer_questions(qa_questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.DataFrame,
+                     llm: dict[str, Any], read: dict[str, Any], name: str) -> pd.DataFrame:
+    """``answers_<name>``: the reader's answer to each QA question given method ``name``'s
+    contexts (prompt style from ``read.prompt_styles``). A method whose retrieval was skipped
+    (empty table) is skipped here too; if every call fails the run stops with the first error."""
+    if retrieved.empty:
+        logger.warning("read %s skipped: its retrieval produced nothing (method skipped)", name)
+        return pd.DataFrame(columns=READ_COLUMNS)
+    styles = read.get("prompt_styles") or {}
+    answers = read_answers(qa_questions, retrieved, passages, make_llm(llm), name,
+                           styles.get(name, styles.get("default", "numbered")),
+                           int(read.get("margin_tokens", 16)))
+    if len(answers) and answers["error"].notna().all():
+        raise RuntimeError(f"read {name}: every LLM call failed; first error: "
+                           f"{answers['error'].iloc[0]}")
+    return answers

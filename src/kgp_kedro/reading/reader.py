@@ -1,0 +1,59 @@
+"""Read: prompt the LLM with each question and the contexts a retrieval method gathered."""
+from __future__ import annotations
+
+import logging
+
+import pandas as pd
+
+from kgp_kedro.llm import LLMClient
+from kgp_kedro.reading.prompts import fit_contexts, parse_answer, qa_prompt
+
+logger = logging.getLogger(__name__)
+
+READ_COLUMNS = ["source", "question_id", "method", "answer", "raw_response", "context_ids",
+                "n_contexts", "n_cut", "cut_ids", "prompt_tokens", "completion_tokens",
+                "latency_ms", "cached", "error"]
+
+
+def _contexts(rows: pd.DataFrame, texts: dict[str, str], style: str) -> list[tuple[str, str]]:
+    """``(passage id, context text)`` in rank order; a ``paths`` context is the reasoning path
+    that reached the passage, its passages joined by newlines (Listing 4)."""
+    rows = rows[rows["rank"] >= 0].sort_values("rank")
+    out = []
+    for pid, path in zip(rows["passage_id"], rows["path"]):
+        steps = path.split(" > ") if style == "paths" and path else [pid]
+        out.append((pid, "\n".join(texts[p] for p in steps)))
+    return out
+
+
+def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.DataFrame,
+                 client: LLMClient, method: str, style: str = "numbered",
+                 margin_tokens: int = 16) -> pd.DataFrame:
+    """One answer per question of ``questions``: the prompt holds as many of the method's
+    ranked contexts as fit the model's window (lowest-ranked cut first, recorded in
+    ``cut_ids``); a failed call gives an empty answer with ``error`` set."""
+    texts = dict(zip(passages["passage_id"], passages["text"]))
+    by_question = dict(tuple(retrieved.groupby("question_id", sort=False)))
+    budget = client.context_window - client.sampling["max_tokens"] - margin_tokens
+    prompts, meta = [], []
+    for q in questions.itertuples(index=False):
+        rows = by_question.get(q.question_id)
+        contexts = _contexts(rows, texts, style) if rows is not None else []
+        kept = fit_contexts(q.question, [c for _, c in contexts], client.count_tokens, budget,
+                            style)
+        prompts.append([{"role": "user",
+                         "content": qa_prompt(q.question, [c for _, c in contexts[:kept]],
+                                              style)}])
+        meta.append({"source": q.source, "question_id": q.question_id, "method": method,
+                     "context_ids": [p for p, _ in contexts[:kept]], "n_contexts": kept,
+                     "n_cut": len(contexts) - kept, "cut_ids": [p for p, _ in contexts[kept:]]})
+    completions = client.complete_many(prompts, desc=f"read {method}")
+    rows = [{**m, "answer": parse_answer(c.text), "raw_response": c.text,
+             "prompt_tokens": c.prompt_tokens, "completion_tokens": c.completion_tokens,
+             "latency_ms": c.latency_ms, "cached": c.cached, "error": c.error}
+            for m, c in zip(meta, completions)]
+    failed = sum(c.error is not None for c in completions)
+    if failed:
+        logger.warning("read %s: %d of %d LLM calls failed; they count as wrong answers",
+                       method, failed, len(completions))
+    return pd.DataFrame(rows, columns=READ_COLUMNS)

@@ -1,0 +1,80 @@
+"""IRCoT (Trivedi et al. 2022) as the KGP paper runs it (§8.2): interleave one chain-of-thought
+sentence from the LLM with BM25 retrieval of the top passages for that sentence, until the
+context budget is spent or the chain states its answer."""
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from kgp_kedro.retrieval.lexical import bm25_scores
+
+# two demonstrations in IRCoT's format, from HotpotQA's training examples (paper §8.2 uses two
+# 'gold_with_2_distractors' examples)
+DEMONSTRATIONS = (
+    ("Arthur's Magazine (1844–1846) was an American literary periodical published in "
+     "Philadelphia in the 19th century.\nFirst for Women is a woman's magazine published by "
+     "Bauer Media Group in the USA. The magazine was started in 1989.",
+     "Which magazine was started first Arthur's Magazine or First for Women?",
+     "Arthur's Magazine was started in 1844. First for Women was started in 1989. 1844 is "
+     "earlier than 1989. So the answer is: Arthur's Magazine."),
+    ("The theme was re-arranged during season 2, and the current arrangement by Alf Clausen "
+     "was introduced at the beginning of season 3.\nAlf Heiberg Clausen (born March 28, 1941) "
+     "is an American film and television composer.",
+     "In what year was the creator of the current arrangement of Simpson's Theme born?",
+     "The current arrangement of Simpson's Theme was created by Alf Clausen. Alf Clausen was "
+     "born on March 28, 1941. So the answer is: 1941."),
+)
+_ANSWERED = re.compile(r"answer is", re.IGNORECASE)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+
+
+@dataclass(frozen=True)
+class IrcotStep:
+    """One reasoning step: the sentence generated and the passages it retrieved."""
+
+    sentence: str
+    retrieved: tuple[int, ...]
+
+
+def ircot_prompt(question: str, contexts: Sequence[str], thoughts: Sequence[str]) -> str:
+    demos = "\n\n".join(f"{c}\n\nQ: {q}\nA: {a}" for c, q, a in DEMONSTRATIONS)
+    return (f"Answer the question by reasoning step by step, one sentence at a time, using the "
+            f"contexts.\n\n{demos}\n\n" + "\n".join(contexts) +
+            f"\n\nQ: {question}\nA: {' '.join(thoughts)}").rstrip()
+
+
+def ircot_search(question: str, texts: Sequence[str], llm, budget: int = 30, step_k: int = 5,
+                 max_steps: int | None = None, max_tokens: int = 48
+                 ) -> tuple[np.ndarray, np.ndarray, list[IrcotStep]]:
+    """Positions of the retrieved passages in retrieval order, their BM25 scores, and the
+    steps. Step 0 retrieves ``step_k`` passages for the question; each next step asks ``llm``
+    for the next reasoning sentence and retrieves the ``step_k`` best unseen passages for it."""
+    order: list[int] = []
+    scores: list[float] = []
+    steps: list[IrcotStep] = []
+    thoughts: list[str] = []
+
+    def retrieve(query: str) -> tuple[int, ...]:
+        ranked, seen = bm25_scores(query, texts), set(order)
+        fresh = [int(i) for i in np.argsort(-ranked, kind="stable") if int(i) not in seen]
+        taken = tuple(fresh[:min(step_k, budget - len(order))])
+        order.extend(taken)
+        scores.extend(float(ranked[i]) for i in taken)
+        return taken
+
+    steps.append(IrcotStep(question, retrieve(question)))
+    limit = max_steps if max_steps is not None else -(-budget // step_k)
+    while len(order) < min(budget, len(texts)) and len(steps) <= limit:
+        reply = llm.complete([{"role": "user", "content": ircot_prompt(
+            question, [texts[i] for i in order], thoughts)}], max_tokens).text.strip()
+        sentence = _SENTENCE.split(reply)[0] if reply else ""
+        if not sentence:
+            break
+        thoughts.append(sentence)
+        steps.append(IrcotStep(sentence, retrieve(sentence)))
+        if _ANSWERED.search(sentence):
+            break
+    return np.asarray(order, dtype=np.int64), np.asarray(scores), steps
