@@ -9,6 +9,7 @@ import pytest
 from kgp_kedro.corpus import build_collections, read_source, split_passages
 
 ROOT = Path(__file__).resolve().parents[1]
+MODEL_CACHE = ROOT / "data" / "06_models"  # the packaged GGUF is assembled here once
 RAW = ROOT / "data" / "01_raw"
 HOTPOT = RAW / "hotpotqa" / "hotpot_dev_distractor_v1_sample300.json"
 MUSIQUE = RAW / "musique" / "musique_ans_v1.0_dev_sample181.jsonl"
@@ -41,3 +42,12 @@ def hotpot_passages(hotpot):
     questions = questions.head(8)
     documents = documents[documents["collection_id"].isin(questions["collection_id"])]
     return questions, split_passages(build_collections(questions, documents, 4, seed=7))
+
+
+@pytest.fixture(scope="session")
+def local_llm():
+    """The embedded default reader (llama-cpp-python + the packaged Qwen2.5-Coder-0.5B)."""
+    from kgp_kedro.llm import LLMClient
+    from kgp_kedro.llm.backends import LocalBackend
+
+    return LLMClient(LocalBackend(cache_dir=str(MODEL_CACHE), n_ctx=2048), None, max_tokens=32)

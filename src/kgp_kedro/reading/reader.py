@@ -28,20 +28,23 @@ def _contexts(rows: pd.DataFrame, texts: dict[str, str], style: str) -> list[tup
 
 def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.DataFrame,
                  client: LLMClient, method: str, style: str = "numbered",
-                 margin_tokens: int = 16) -> pd.DataFrame:
+                 margin_tokens: int = 16, system_prompt: str | None = None) -> pd.DataFrame:
     """One answer per question of ``questions``: the prompt holds as many of the method's
     ranked contexts as fit the model's window (lowest-ranked cut first, recorded in
-    ``cut_ids``); a failed call gives an empty answer with ``error`` set."""
+    ``cut_ids``); a failed call gives an empty answer with ``error`` set. ``system_prompt``,
+    when given, goes first (the paper sends the user prompt alone)."""
     texts = dict(zip(passages["passage_id"], passages["text"]))
     by_question = dict(tuple(retrieved.groupby("question_id", sort=False)))
-    budget = client.context_window - client.sampling["max_tokens"] - margin_tokens
+    system = [{"role": "system", "content": system_prompt}] if system_prompt else []
+    budget = (client.context_window - client.sampling["max_tokens"] - margin_tokens
+              - (client.count_tokens(system_prompt) if system_prompt else 0))
     prompts, meta = [], []
     for q in questions.itertuples(index=False):
         rows = by_question.get(q.question_id)
         contexts = _contexts(rows, texts, style) if rows is not None else []
         kept = fit_contexts(q.question, [c for _, c in contexts], client.count_tokens, budget,
                             style)
-        prompts.append([{"role": "user",
+        prompts.append([*system, {"role": "user",
                          "content": qa_prompt(q.question, [c for _, c in contexts[:kept]],
                                               style)}])
         meta.append({"source": q.source, "question_id": q.question_id, "method": method,

@@ -46,6 +46,16 @@ def ircot_prompt(question: str, contexts: Sequence[str], thoughts: Sequence[str]
             f"\n\nQ: {question}\nA: {' '.join(thoughts)}").rstrip()
 
 
+def _fitted_prompt(question: str, contexts: Sequence[str], thoughts: Sequence[str], llm,
+                   max_tokens: int) -> str:
+    """The prompt with as many of the earliest-retrieved contexts as fit the LLM's window."""
+    room = llm.context_window - max_tokens
+    kept = len(contexts)
+    while kept and llm.count_tokens(ircot_prompt(question, contexts[:kept], thoughts)) > room:
+        kept -= 1
+    return ircot_prompt(question, contexts[:kept], thoughts)
+
+
 def ircot_search(question: str, texts: Sequence[str], llm, budget: int = 30, step_k: int = 5,
                  max_steps: int | None = None, max_tokens: int = 48
                  ) -> tuple[np.ndarray, np.ndarray, list[IrcotStep]]:
@@ -68,8 +78,9 @@ def ircot_search(question: str, texts: Sequence[str], llm, budget: int = 30, ste
     steps.append(IrcotStep(question, retrieve(question)))
     limit = max_steps if max_steps is not None else -(-budget // step_k)
     while len(order) < min(budget, len(texts)) and len(steps) <= limit:
-        reply = llm.complete([{"role": "user", "content": ircot_prompt(
-            question, [texts[i] for i in order], thoughts)}], max_tokens).text.strip()
+        reply = llm.complete([{"role": "user", "content": _fitted_prompt(
+            question, [texts[i] for i in order], thoughts, llm, max_tokens)}],
+            max_tokens).text.strip()
         sentence = _SENTENCE.split(reply)[0] if reply else ""
         if not sentence:
             break

@@ -23,7 +23,7 @@ def answer_questions(qa_questions: pd.DataFrame, retrieved: pd.DataFrame, passag
     styles = read.get("prompt_styles") or {}
     answers = read_answers(qa_questions, retrieved, passages, make_llm(llm), name,
                            styles.get(name, styles.get("default", "numbered")),
-                           int(read.get("margin_tokens", 16)))
+                           int(read.get("margin_tokens", 32)), read.get("system_prompt"))
     if len(answers) and answers["error"].notna().all():
         raise RuntimeError(f"read {name}: every LLM call failed; first error: "
                            f"{answers['error'].iloc[0]}")

@@ -11,15 +11,16 @@ from kgp_kedro.retrieval.methods import needs_llm
 
 
 def tabulate_qa(qa_summary: pd.DataFrame, report: dict[str, Any]
-                ) -> tuple[pd.DataFrame, pd.DataFrame, go.Figure]:
+                ) -> tuple[pd.DataFrame, pd.DataFrame, go.Figure, go.Figure]:
     """Table 1 (every method, or ``report.table1_methods``), Table 2 (the traversal agents of
-    ``report.table2_methods`` that ran) and the F1 figure of Table 1."""
+    ``report.table2_methods`` that ran) and the F1 figure of Table 1 (as HTML and JSON)."""
     present = set(qa_summary["method"])
     table1 = comparison_table(qa_summary, [m for m in report.get("table1_methods") or
                                            dict.fromkeys(qa_summary["method"]) if m in present])
     table2 = comparison_table(qa_summary, [m for m in report.get("table2_methods", [])
                                            if m in present])
-    return table1, table2, plot_qa_comparison(table1, report.get("figure_metric", "f1"))
+    figure = plot_qa_comparison(table1, report.get("figure_metric", "f1"))
+    return table1, table2, figure, figure
 
 
 def tabulate_costs(qa_summary: pd.DataFrame, qa_questions: pd.DataFrame,

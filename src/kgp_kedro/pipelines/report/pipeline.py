@@ -11,7 +11,7 @@ def reporting_pipeline() -> Pipeline:
     methods = list(load_retrieval_methods())
     return Pipeline([
         node(tabulate_qa, ["qa_summary", "params:report"],
-             ["qa_table1", "qa_table2", "qa_figure"], name="tabulate_qa"),
+             ["qa_table1", "qa_table2", "qa_figure_html", "qa_figure_json"], name="tabulate_qa"),
         node(tabulate_costs, ["qa_summary", "qa_questions", "params:retrieve.methods",
                               *[f"retrieved_{m}" for m in methods]],
              "reader_costs", name="tabulate_costs"),

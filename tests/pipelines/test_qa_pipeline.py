@@ -1,0 +1,96 @@
+"""The default ``kedro run`` end to end on a few real questions with the embedded LLM:
+retrieve -> read -> score -> report, and the results notebook."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pandas as pd
+import pytest
+from nbclient import NotebookClient
+
+from kgp_kedro.evaluation.qa_metrics import exact_match, f1_score
+from tests.pipelines.conftest import QA_PER_SOURCE, run_pipeline
+
+pytestmark = pytest.mark.slow
+
+READ = ["none", "golden", "tfidf", "bm25", "knn", "dpr", "mdr", "kgp_tfidf", "kgp_random",
+        "kgp_encoder", "kgp_chat", "ircot"]  # kgp_t5 is skipped: no local checkpoint
+SOURCES = ["hotpotqa", "musique", "2wikimultihopqa"]
+
+
+def _latest(project: Path, relative: str) -> pd.DataFrame:
+    folder = project / relative
+    versions = sorted(p for p in folder.iterdir() if p.is_dir())
+    return pd.read_parquet(versions[-1] / folder.name)
+
+
+def test_table1_compares_every_method_on_the_same_questions(qa_project):
+    table1 = _latest(qa_project, "data/08_reporting/qa_table1.parquet")
+    assert table1["method"].tolist() == READ
+    for source in SOURCES:
+        for metric in ("acc", "em", "f1"):
+            assert table1[f"{source}/{metric}"].between(0, 100).all()
+    golden = table1.set_index("method").loc["golden"]
+    for source in SOURCES:
+        if golden[f"{source}/f1"] > 0:
+            assert golden[f"{source}/f1_vs_golden"] == pytest.approx(1.0)
+    assert (table1["questions"] == QA_PER_SOURCE * len(SOURCES)).all()
+    table2 = _latest(qa_project, "data/08_reporting/qa_table2.parquet")
+    assert table2["method"].tolist() == ["kgp_random", "kgp_tfidf", "kgp_encoder", "kgp_chat"]
+
+
+def test_scores_recompute_from_the_answers(qa_project):
+    scores = _latest(qa_project, "data/07_model_output/qa_scores.parquet")
+    questions = pd.read_parquet(qa_project / "data/02_intermediate/qa_questions.parquet")
+    golds = dict(zip(questions["question_id"], questions["answers"].map(list)))
+    for row in scores.itertuples():
+        assert row.em == exact_match(row.prediction, golds[row.question_id])
+        assert row.f1 == pytest.approx(f1_score(row.prediction, golds[row.question_id]))
+    assert not scores["failed"].any()
+    # given the Golden contexts, the reader saw every supporting passage unless one was cut
+    golden = scores[scores["method"] == "golden"].set_index("question_id")
+    answers = _latest(qa_project, "data/07_model_output/answers_golden.parquet")
+    uncut = answers.loc[answers["n_cut"] == 0, "question_id"]
+    assert len(uncut) > 0 and (golden.loc[uncut, "context_sp_recall"] == 1.0).all()
+    assert (scores.loc[scores["method"] == "none", "n_contexts"] == 0).all()
+
+
+def test_prompts_fit_the_window_by_cutting_the_lowest_ranked_passages(qa_project):
+    answers = _latest(qa_project, "data/07_model_output/answers_bm25.parquet")
+    retrieved = _latest(qa_project, "data/07_model_output/retrieved_bm25.parquet")
+    assert (answers["n_cut"] > 0).all()  # 30 passages never fit a 768-token window
+    assert (answers["prompt_tokens"] <= 768).all()
+    for a in answers.itertuples():
+        ranked = retrieved[retrieved["question_id"] == a.question_id].sort_values("rank")
+        ranked = ranked["passage_id"].tolist()
+        assert list(a.context_ids) == ranked[:a.n_contexts]   # the top of the ranking is kept
+        assert list(a.cut_ids) == ranked[a.n_contexts:]       # the tail is cut, and recorded
+
+
+def test_costs_count_the_retrievers_llm_calls(qa_project):
+    costs = _latest(qa_project, "data/08_reporting/reader_costs.parquet").set_index(
+        ["source", "method"])
+    assert (costs.xs("bm25", level="method")["llm_calls"] == 1).all()
+    assert (costs.xs("ircot", level="method")["llm_calls"] > 1).all()
+    assert (costs.xs("kgp_chat", level="method")["llm_calls"] > 1).all()
+    assert (costs["prompt_tokens"] > 0).all()
+
+
+def test_a_rerun_of_the_reader_makes_no_llm_call(qa_project):
+    run_pipeline(qa_project, "read", tags=["read"])
+    for method in ("golden", "kgp_chat"):
+        answers = _latest(qa_project, f"data/07_model_output/answers_{method}.parquet")
+        assert answers["cached"].all()
+
+
+def test_results_notebook_executes(qa_project):
+    path = qa_project / "notebooks" / "results.ipynb"
+    notebook = nbformat.read(path, as_version=4)
+    NotebookClient(notebook, timeout=300, kernel_name="python3",
+                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.outputs]
+    assert not [o for o in outputs if o.output_type == "error"]
+    shown = " ".join(str(o.get("data", {}).get("text/plain", "")) for o in outputs)
+    assert "hotpotqa/f1" in shown and "kgp_chat" in shown
+    assert any("application/vnd.plotly.v1+json" in o.get("data", {}) for o in outputs)
