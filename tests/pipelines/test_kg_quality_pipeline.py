@@ -83,7 +83,7 @@ def test_a_malformed_source_fails_naming_the_record_and_writes_nothing(tmp_path)
     del record["paragraphs"][0]["paragraph_text"]
     bad.write_text("\n".join([lines[0], json.dumps(record)]) + "\n")
     params = {"ingest": {"sources": [{"dataset": "musique", "path": str(bad), "limit": None}],
-                         "negatives_per_question": 1, "seed": 1}}
+                         "negatives_per_question": 1, "seed": 1, "qa_questions_per_source": 1}}
     import yaml
     (project / "conf/local/parameters.yml").write_text(yaml.safe_dump(params))
     with pytest.raises(Exception, match=r"bad\.jsonl: line 2 \(id [^)]+\): paragraph 0 lacks paragraph_text"):

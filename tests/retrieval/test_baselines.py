@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from kgp_kedro.models import SentenceEncoder
-from kgp_kedro.retrieval.dense import dense_search, mdr_search
+from kgp_kedro.retrieval.ann import VectorIndex
+from kgp_kedro.retrieval.dense import dense_search, exact_search, mdr_search
 from kgp_kedro.retrieval.lexical import bm25_search, fuzzy_search
 from kgp_kedro.retrieval.metrics import retrieval_metrics
 
@@ -52,10 +53,33 @@ def test_dense_and_mdr_search(collection):
     vectors = encoder.encode(ps["text"].tolist())
     order, scores = dense_search(encoder.encode([question])[0], vectors, 15, device="cpu")
     assert ps["is_supporting"].to_numpy()[order].any()
-    positions, pair_scores, pairs = mdr_search(question, ps["text"].tolist(), vectors,
-                                               encoder.encode, first_hop=5, second_hop=3,
-                                               top_k=30, device="cpu")
+    exact = lambda queries, k: exact_search(queries, vectors, k, "cpu")  # noqa: E731
+    positions, pair_scores, pairs = mdr_search(question, ps["text"].tolist(), encoder.encode,
+                                               exact, first_hop=5, second_hop=3, top_k=30)
     assert len(pairs) == 15 and all(p.first != p.second for p in pairs)
     assert [p.score for p in pairs] == sorted((p.score for p in pairs), reverse=True)
     assert len(set(positions.tolist())) == len(positions) <= 20
     assert set(positions[:2].tolist()) == {pairs[0].first, pairs[0].second}
+
+
+def test_faiss_index_matches_exact_search_on_real_passages(collection):
+    """The pooled setting's index: flat is exact; HNSW finds the exact top 10 here."""
+    question, ps = collection
+    encoder = SentenceEncoder(device="cpu")
+    vectors = encoder.encode(ps["text"].tolist())
+    queries = encoder.encode([question, *ps["text"].tolist()[:5]])
+    exact_scores, exact_order = exact_search(queries, vectors, 10, "cpu")
+    flat_scores, flat_order = VectorIndex(vectors, kind="flat").search(queries, 10)
+    np.testing.assert_allclose(flat_scores, exact_scores, rtol=1e-5)
+    hnsw = VectorIndex(vectors, kind="hnsw", m=16)
+    _, hnsw_order = hnsw.search(queries, 10)
+    overlap = np.mean([len(set(a) & set(b)) / 10 for a, b in zip(hnsw_order, exact_order)])
+    assert overlap >= 0.9 and hnsw.build_seconds >= 0
+    # MDR through the index gives the exact search's pairs
+    texts = ps["text"].tolist()
+    via_index = mdr_search(question, texts, encoder.encode, VectorIndex(vectors, "flat").search,
+                           5, 3, 30)
+    via_exact = mdr_search(question, texts, encoder.encode,
+                           lambda q, k: exact_search(q, vectors, k, "cpu"), 5, 3, 30)
+    assert [(p.first, p.second) for p in via_index[2]] == [(p.first, p.second)
+                                                            for p in via_exact[2]]

@@ -64,3 +64,19 @@ def build_collections(questions: pd.DataFrame, documents: pd.DataFrame,
     result = pd.concat([documents, pd.DataFrame(added, columns=DOCUMENT_COLUMNS)],
                        ignore_index=True)
     return result.sort_values(["collection_id", "position"], kind="stable").reset_index(drop=True)
+
+
+def pool_collections(questions: pd.DataFrame, passages: pd.DataFrame,
+                     ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The pooled setting: all questions of a source share one collection, the union of their
+    collections' passages (a passage id is the same in every collection holding it). Returns
+    the questions with ``collection_id`` set to ``<source>/pooled`` (their own collection kept
+    in ``own_collection_id``, where their supporting passages are labelled) and the pooled
+    passages (``is_supporting`` false: support is per question, not per pooled passage)."""
+    pooled_id = questions["source"] + "/pooled"
+    pooled_questions = questions.assign(own_collection_id=questions["collection_id"],
+                                        collection_id=pooled_id)
+    pooled = (passages.drop_duplicates(["source", "passage_id"])
+              .assign(collection_id=lambda p: p["source"] + "/pooled", is_supporting=False)
+              .reset_index(drop=True))
+    return pooled_questions, pooled

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kgp_kedro.retrieval.lexical import bm25_scores
+from kgp_kedro.retrieval.lexical import Bm25Index
 
 # two demonstrations in IRCoT's format, from HotpotQA's training examples (paper §8.2 uses two
 # 'gold_with_2_distractors' examples)
@@ -57,18 +57,19 @@ def _fitted_prompt(question: str, contexts: Sequence[str], thoughts: Sequence[st
 
 
 def ircot_search(question: str, texts: Sequence[str], llm, budget: int = 30, step_k: int = 5,
-                 max_steps: int | None = None, max_tokens: int = 48
-                 ) -> tuple[np.ndarray, np.ndarray, list[IrcotStep]]:
+                 max_steps: int | None = None, max_tokens: int = 48,
+                 index: Bm25Index | None = None) -> tuple[np.ndarray, np.ndarray, list[IrcotStep]]:
     """Positions of the retrieved passages in retrieval order, their BM25 scores, and the
     steps. Step 0 retrieves ``step_k`` passages for the question; each next step asks ``llm``
     for the next reasoning sentence and retrieves the ``step_k`` best unseen passages for it."""
+    index = index or Bm25Index(texts)  # a prebuilt index of ``texts`` may be passed
     order: list[int] = []
     scores: list[float] = []
     steps: list[IrcotStep] = []
     thoughts: list[str] = []
 
     def retrieve(query: str) -> tuple[int, ...]:
-        ranked, seen = bm25_scores(query, texts), set(order)
+        ranked, seen = index.scores(query), set(order)
         fresh = [int(i) for i in np.argsort(-ranked, kind="stable") if int(i) not in seen]
         taken = tuple(fresh[:min(step_k, budget - len(order))])
         order.extend(taken)

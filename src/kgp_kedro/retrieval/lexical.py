@@ -11,28 +11,44 @@ def _top(scores: np.ndarray, top_k: int) -> tuple[np.ndarray, np.ndarray]:
     return order, scores[order]
 
 
-def bm25_scores(query: str, passages: Sequence[str], k1: float = 1.5, b: float = 0.75) -> np.ndarray:
-    """BM25 (Lucene variant, English stop words) score of every passage for ``query``."""
-    import bm25s
+class Bm25Index:
+    """A BM25 index (bm25s; Lucene variant, English stop words) over a collection's passages,
+    built once and searched many times."""
 
-    retriever = bm25s.BM25(k1=k1, b=b)
-    retriever.index(bm25s.tokenize(list(passages), stopwords="en", show_progress=False),
-                    show_progress=False)
-    query_tokens = bm25s.tokenize([query], stopwords="en", return_ids=False,
-                                  show_progress=False)[0]
-    vocab = retriever.vocab_dict
-    known = [t for t in query_tokens if t in vocab]
-    if not known:
-        return np.zeros(len(passages))
-    return np.asarray(retriever.get_scores(known), dtype=np.float64)
+    def __init__(self, passages: Sequence[str], k1: float = 1.5, b: float = 0.75) -> None:
+        import bm25s
+
+        self._bm25s, self.size = bm25s, len(passages)
+        self.retriever = bm25s.BM25(k1=k1, b=b)
+        if self.size:
+            self.retriever.index(bm25s.tokenize(list(passages), stopwords="en",
+                                                show_progress=False), show_progress=False)
+
+    def scores(self, query: str) -> np.ndarray:
+        """The BM25 score of every passage for ``query``."""
+        if not self.size:
+            return np.zeros(0)
+        tokens = self._bm25s.tokenize([query], stopwords="en", return_ids=False,
+                                      show_progress=False)[0]
+        known = [t for t in tokens if t in self.retriever.vocab_dict]
+        if not known:
+            return np.zeros(self.size)
+        return np.asarray(self.retriever.get_scores(known), dtype=np.float64)
+
+    def search(self, query: str, top_k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Positions and scores of the ``top_k`` passages (ties: earlier passage first)."""
+        return _top(self.scores(query), top_k)
+
+
+def bm25_scores(query: str, passages: Sequence[str], k1: float = 1.5, b: float = 0.75) -> np.ndarray:
+    """BM25 score of every passage for ``query``."""
+    return Bm25Index(passages, k1, b).scores(query)
 
 
 def bm25_search(query: str, passages: Sequence[str], top_k: int, k1: float = 1.5,
                 b: float = 0.75) -> tuple[np.ndarray, np.ndarray]:
     """Positions and scores of the ``top_k`` BM25 passages (ties: earlier passage first)."""
-    if len(passages) == 0:
-        return np.array([], dtype=np.int64), np.array([])
-    return _top(bm25_scores(query, passages, k1, b), top_k)
+    return Bm25Index(passages, k1, b).search(query, top_k)
 
 
 def fuzzy_search(query: str, passages: Sequence[str], top_k: int) -> tuple[np.ndarray, np.ndarray]:

@@ -12,10 +12,11 @@ import numpy as np
 from kgp_kedro.models import SentenceEncoder
 from kgp_kedro.retrieval.agents import (ChatAgent, EncoderAgent, RandomAgent, Seq2SeqAgent,
                                         TfidfAgent)
-from kgp_kedro.retrieval.dense import dense_search, mdr_search
+from kgp_kedro.retrieval.ann import VectorIndex
+from kgp_kedro.retrieval.dense import exact_search, mdr_search
 from kgp_kedro.retrieval.ircot import ircot_search
-from kgp_kedro.retrieval.lexical import bm25_search, fuzzy_search
-from kgp_kedro.retrieval.tfidf import tfidf_search
+from kgp_kedro.retrieval.lexical import Bm25Index, fuzzy_search
+from kgp_kedro.retrieval.tfidf import TfidfIndex
 from kgp_kedro.retrieval.traversal import Visit, traverse
 
 logger = logging.getLogger(__name__)
@@ -38,6 +39,30 @@ class Collection:
     supporting: list[str] = field(default_factory=list)
     vectors: np.ndarray | None = None                      # passage embeddings, row-aligned
     neighbors: Callable[[str], Sequence[str]] | None = None  # the KG, for KGP
+    ann: Mapping[str, Any] | None = None  # VectorIndex options: search vectors with faiss
+    _indexes: dict = field(default_factory=dict, repr=False)
+
+    def tfidf(self) -> TfidfIndex:
+        """The collection's TF-IDF index, built on first use."""
+        if "tfidf" not in self._indexes:
+            self._indexes["tfidf"] = TfidfIndex(self.texts)
+        return self._indexes["tfidf"]
+
+    def bm25(self, k1: float = 1.5, b: float = 0.75) -> Bm25Index:
+        """The collection's BM25 index, built on first use."""
+        if ("bm25", k1, b) not in self._indexes:
+            self._indexes[("bm25", k1, b)] = Bm25Index(self.texts, k1, b)
+        return self._indexes[("bm25", k1, b)]
+
+    def vector_search(self, queries: np.ndarray, top_k: int,
+                      device: str = "auto") -> tuple[np.ndarray, np.ndarray]:
+        """``(scores, positions)`` per query: through a faiss index when ``ann`` is set (built
+        on first use), else exact."""
+        if self.ann is None:
+            return exact_search(queries, self.vectors, top_k, device)
+        if "ann" not in self._indexes:
+            self._indexes["ann"] = VectorIndex(self.vectors, **self.ann)
+        return self._indexes["ann"].search(queries, top_k)
 
 
 class SkippedMethod(RuntimeError):
@@ -89,6 +114,14 @@ class MethodRunner:
         self.calls += 1
         return self.encoder.encode(texts)
 
+    def _dense(self, c: Collection, question: str, top_k: int) -> tuple[np.ndarray, np.ndarray]:
+        """DPR: positions and scores of the ``top_k`` passages nearest the question."""
+        if self.encoder is None or c.vectors is None:
+            raise ValueError(f"method {self.method} needs an encoder and passage embeddings")
+        scores, positions = c.vector_search(self._encode([question]), top_k, self.encoder.device)
+        keep = positions[0] >= 0  # faiss pads with -1 when it finds fewer
+        return positions[0][keep], scores[0][keep]
+
     def model_calls(self) -> int:
         """Encoder batches and generations so far (LLM calls count even when cached)."""
         return self.calls + (self.agent.calls if self.agent is not None else 0)
@@ -100,16 +133,13 @@ class MethodRunner:
         if self.method == "golden":
             return [Visit(p, (p,), 0, 1.0) for p in c.supporting[:k]]
         if self.method == "tfidf":
-            return _visits(c, *tfidf_search(question, c.texts, k))
+            return _visits(c, *c.tfidf().search(question, k))
         if self.method == "bm25":
-            return _visits(c, *bm25_search(question, c.texts, k, spec.get("k1", 1.5),
-                                           spec.get("b", 0.75)))
+            return _visits(c, *c.bm25(spec.get("k1", 1.5), spec.get("b", 0.75)).search(question, k))
         if self.method == "dpr":
-            return _visits(c, *dense_search(self._encode([question])[0], c.vectors, k,
-                                            self.encoder.device))
+            return _visits(c, *self._dense(c, question, k))
         if self.method == "knn":
-            dense = _visits(c, *dense_search(self._encode([question])[0], c.vectors,
-                                             spec.get("dense_k", 15), self.encoder.device))
+            dense = _visits(c, *self._dense(c, question, spec.get("dense_k", 15)))
             fuzzy = _visits(c, *fuzzy_search(question, c.texts, k))
             seen = {v.passage_id for v in dense}
             extra = [v for v in fuzzy if v.passage_id not in seen]
@@ -117,15 +147,17 @@ class MethodRunner:
         if self.method == "ircot":
             requests = self.llm.requests
             positions, scores, steps = ircot_search(question, c.texts, self.llm, k,
-                                                    spec.get("step_k", 5), spec.get("max_steps"))
+                                                    spec.get("step_k", 5), spec.get("max_steps"),
+                                                    index=c.bm25())
             self.calls += self.llm.requests - requests
             step_of = {p: s for s, step in enumerate(steps) for p in step.retrieved}
             return [Visit(c.passage_ids[p], (c.passage_ids[p],), step_of[p], float(s))
                     for p, s in zip(positions, scores)]
         if self.method == "mdr":
             positions, scores, pairs = mdr_search(
-                question, c.texts, c.vectors, self._encode, spec.get("first_hop", 15),
-                spec.get("second_hop", 3), k, self.encoder.device)
+                question, c.texts, self._encode,
+                lambda queries, top: c.vector_search(queries, top, self.encoder.device),
+                spec.get("first_hop", 15), spec.get("second_hop", 3), k)
             via = {}
             for pair in pairs:
                 via.setdefault(pair.first, (pair.first,))
@@ -138,7 +170,7 @@ class MethodRunner:
         if (c.vectors is not None and self.encoder is not None
                 and getattr(self.agent, "encoder", None) is self.encoder):
             self.agent.remember(c.texts, c.vectors)  # same encoder: reuse passage embeddings
-        order, scores = tfidf_search(question, c.texts, spec.get("seeds", 10))
+        order, scores = c.tfidf().search(question, spec.get("seeds", 10))
         texts = dict(zip(c.passage_ids, c.texts))
         return traverse(question, [c.passage_ids[i] for i in order], scores, c.neighbors, texts,
                         self.agent, spec.get("branching_factor", 3), k, spec.get("max_hops", 2))
