@@ -128,3 +128,49 @@ def test_branching_factor_sweep(retrieval_project):
     assert (sweep["k"] == 30).all() and sweep["sp_em"].between(0, 1).all()
     assert (sweep.groupby(["source", "method"]).size() == 5).all()
     assert (sweep["n_questions"] == N_QUESTIONS).all()
+
+
+def test_pooled_setting_shares_one_collection_per_source(retrieval_project):
+    """All questions of a source over one collection; dense search and the KNN KG via faiss."""
+    import yaml
+
+    pooled_methods = yaml.safe_load((retrieval_project / "conf/base/parameters_pooled.yml")
+                                    .read_text())["pooled"]["methods"]
+    passages = pd.read_parquet(retrieval_project / "data/03_primary/passages.parquet")
+    pooled = pd.read_parquet(retrieval_project / "data/05_model_input/pooled_passages.parquet")
+    assert set(pooled["collection_id"]) == {f"{s}/pooled" for s in passages["source"].unique()}
+    for source, group in pooled.groupby("source"):
+        assert len(group) == passages.loc[passages["source"] == source, "passage_id"].nunique()
+    edges = pd.read_parquet(_latest(retrieval_project, "data/05_model_input/kg_edges_pooled.parquet"))
+    assert (edges["src"] != edges["dst"]).all()
+    out_degree = edges.groupby(["collection_id", "src"]).size()
+    assert (out_degree == 10).all()  # pooled.graph.k neighbours each
+    summary = pd.read_parquet(_latest(retrieval_project,
+                                      "data/07_model_output/retrieval_summary.parquet"))
+    in_pool = summary[summary["setting"] == "pooled"]
+    assert set(in_pool["method"]) == set(pooled_methods)
+    assert (in_pool["n_questions"] == N_QUESTIONS).all()
+    assert in_pool["recall"].between(0, 1).all()
+    retrieved = pd.read_parquet(_latest(retrieval_project,
+                                        "data/07_model_output/retrieved_pooled_kgp_encoder.parquet"))
+    assert retrieved["collection_id"].str.endswith("/pooled").all()
+    assert set(retrieved["passage_id"]) <= set(pooled["passage_id"])
+    assert retrieved.groupby("question_id").size().between(10, 30).all()
+
+
+def test_collection_size_sweep(retrieval_project):
+    """Figure 7(c)'s table: bigger collections, one row per source, method and size."""
+    sweep = pd.read_parquet(_latest(retrieval_project,
+                                    "data/07_model_output/collection_size_sweep.parquet"))
+    assert set(sweep["method"]) == {"bm25", "dpr", "kgp_tfidf", "kgp_encoder"}
+    assert set(sweep["negatives"]) == {0, 5, 10, 20, 40}
+    assert sweep["recall"].between(0, 1).all() and (sweep["k"] == 30).all()
+    for _, group in sweep.groupby(["source", "method"]):
+        group = group.sort_values("negatives")
+        assert group["documents"].is_monotonic_increasing
+        assert group["passages"].is_monotonic_increasing
+    # with no negatives the collection is the question's own documents: BM25 at 30 passages
+    # then misses little
+    own = sweep[(sweep["negatives"] == 0) & (sweep["method"] == "bm25")]
+    assert (own["recall"] >= sweep[(sweep["negatives"] == 40) & (sweep["method"] == "bm25")]
+            .set_index("source").loc[own["source"], "recall"].to_numpy()).all()

@@ -27,7 +27,7 @@ def test_chat_agent_generates_the_next_evidence_with_the_embedded_model(local_ll
     generated = agent.generate(q.question, path)
     assert generated.strip() and agent.calls == 1
     candidates = ps["text"].tolist()[:20]
-    scores = agent.score(q.question, path, candidates)  # the cached reply: same text again
+    scores = agent.score(q.question, path, candidates)  # generates again: the same text
     assert agent.calls == 2 and scores.shape == (20,)
     np.testing.assert_allclose(scores, text_similarity(generated, candidates))
 

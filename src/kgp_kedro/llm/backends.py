@@ -84,6 +84,9 @@ class LocalBackend:
 
     def chat(self, messages: Messages, temperature: float, max_tokens: int,
              seed: int | None) -> tuple[str, int, int]:
+        # evaluate every prompt from scratch: reusing the previous prompt's KV cache changes
+        # the batch split, and with it the logits' last bits and sometimes a greedy token
+        self.llm.reset()
         response = self.llm.create_chat_completion(
             messages=messages, temperature=temperature, max_tokens=max_tokens, seed=seed)
         usage = response.get("usage") or {}

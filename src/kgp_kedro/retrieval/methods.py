@@ -58,11 +58,18 @@ class Collection:
                       device: str = "auto") -> tuple[np.ndarray, np.ndarray]:
         """``(scores, positions)`` per query: through a faiss index when ``ann`` is set (built
         on first use), else exact."""
-        if self.ann is None:
+        index = self.vector_index()
+        if index is None:
             return exact_search(queries, self.vectors, top_k, device)
+        return index.search(queries, top_k)
+
+    def vector_index(self) -> VectorIndex | None:
+        """The faiss index of the passage vectors when ``ann`` is set (built on first use)."""
+        if self.ann is None or self.vectors is None:
+            return None
         if "ann" not in self._indexes:
             self._indexes["ann"] = VectorIndex(self.vectors, **self.ann)
-        return self._indexes["ann"].search(queries, top_k)
+        return self._indexes["ann"]
 
 
 class SkippedMethod(RuntimeError):

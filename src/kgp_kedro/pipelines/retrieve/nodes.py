@@ -16,18 +16,21 @@ from kgp_kedro.retrieval.methods import Collection, MethodRunner, SkippedMethod
 
 logger = logging.getLogger(__name__)
 
-RETRIEVED_COLUMNS = ["source", "question_id", "collection_id", "method", "rank", "passage_id",
-                     "score", "hop", "path", "latency_ms", "calls"]
+RETRIEVED_COLUMNS = ["source", "setting", "question_id", "collection_id", "method", "rank",
+                     "passage_id", "score", "hop", "path", "latency_ms", "calls"]
 
 
 def retrieve_passages(questions: pd.DataFrame, passages: pd.DataFrame, method: dict[str, Any],
                       shared: dict[str, Any], name: str, edges: pd.DataFrame | None = None,
                       embeddings: pd.DataFrame | None = None,
                       encoder: dict[str, Any] | None = None,
-                      llm: dict[str, Any] | None = None) -> pd.DataFrame:
+                      llm: dict[str, Any] | None = None,
+                      setting: str = "collection") -> pd.DataFrame:
     """Ranked passages of method ``name`` for every question (one row per passage; a question
     with no passage, e.g. the ``none`` method, keeps one row with a null passage so its
-    latency is recorded). ``llm`` (parameters_llm.yml) serves IRCoT and the chat agent."""
+    latency is recorded). ``llm`` (parameters_llm.yml) serves IRCoT and the chat agent.
+    ``setting`` labels the rows (``collection`` or ``pooled``); ``shared.ann`` makes dense
+    search go through a faiss index."""
     try:
         runner = MethodRunner(method, budget=int(shared.get("budget", 30)),
                               encoder=SentenceEncoder(**encoder) if encoder else None,
@@ -52,10 +55,15 @@ def retrieve_passages(questions: pd.DataFrame, passages: pd.DataFrame, method: d
             collection = Collection(
                 passage_ids=ids, texts=ps["text"].tolist(),
                 supporting=ps.loc[ps["is_supporting"], "passage_id"].tolist(),
-                vectors=np.stack([vectors[p] for p in ids]).astype(np.float32) if vectors else None)
+                vectors=np.stack([vectors[p] for p in ids]).astype(np.float32) if vectors else None,
+                ann=shared.get("ann"))
             if edges is not None:
                 adjacency = Adjacency.from_edges(ids, edge_groups.get(cid, edges.iloc[0:0]))
                 collection.neighbors = lambda p, adj=adjacency: sorted(adj.neighbors(p))
+            index = collection.vector_index()  # built here, not inside a question's latency
+            if index is not None:
+                logger.info("%s: faiss %s index of %d passages built in %.2f s", name,
+                            index.kind, index.size, index.build_seconds)
             cached[cid] = collection
         return cached[cid]
 
@@ -70,7 +78,7 @@ def retrieve_passages(questions: pd.DataFrame, passages: pd.DataFrame, method: d
         visits = runner.retrieve(q.question, collection)
         latency = 1000 * (time.perf_counter() - start)
         calls = runner.model_calls() - calls_before
-        base = {"source": q.source, "question_id": q.question_id,
+        base = {"source": q.source, "setting": setting, "question_id": q.question_id,
                 "collection_id": q.collection_id, "method": name, "latency_ms": latency,
                 "calls": calls}
         if not visits:
