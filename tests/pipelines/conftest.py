@@ -90,3 +90,17 @@ def qa_project(retrieval_project):
     """The default ``kedro run``: KG quality and ingest -> ... -> read -> score -> report."""
     run_pipeline(retrieval_project, "__default__")
     return retrieval_project
+
+
+def execute_notebook(path: Path) -> tuple[list, str]:
+    """Run a notebook headless in its folder; its code cells' outputs and their text."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    notebook = nbformat.read(path, as_version=4)
+    NotebookClient(notebook, timeout=300, kernel_name="python3",
+                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.outputs]
+    assert not [o for o in outputs if o.output_type == "error"]
+    shown = " ".join(str(o.get("data", {}).get("text/plain", "")) for o in outputs)
+    return outputs, shown

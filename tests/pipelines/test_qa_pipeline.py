@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import nbformat
 import pandas as pd
 import pytest
-from nbclient import NotebookClient
 
 from kgp_kedro.evaluation.qa_metrics import exact_match, f1_score
-from tests.pipelines.conftest import QA_PER_SOURCE, run_pipeline
+from tests.pipelines.conftest import QA_PER_SOURCE, execute_notebook, run_pipeline
 
 pytestmark = pytest.mark.slow
 
@@ -85,12 +83,6 @@ def test_a_rerun_of_the_reader_makes_no_llm_call(qa_project):
 
 
 def test_results_notebook_executes(qa_project):
-    path = qa_project / "notebooks" / "results.ipynb"
-    notebook = nbformat.read(path, as_version=4)
-    NotebookClient(notebook, timeout=300, kernel_name="python3",
-                   resources={"metadata": {"path": str(path.parent)}}).execute()
-    outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.outputs]
-    assert not [o for o in outputs if o.output_type == "error"]
-    shown = " ".join(str(o.get("data", {}).get("text/plain", "")) for o in outputs)
+    outputs, shown = execute_notebook(qa_project / "notebooks" / "results.ipynb")
     assert "hotpotqa/f1" in shown and "kgp_chat" in shown
     assert any("application/vnd.plotly.v1+json" in o.get("data", {}) for o in outputs)
