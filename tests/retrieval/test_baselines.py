@@ -6,8 +6,8 @@ import pytest
 
 from kgp_kedro.models import SentenceEncoder
 from kgp_kedro.retrieval.ann import VectorIndex
-from kgp_kedro.retrieval.dense import dense_search, exact_search, mdr_search
-from kgp_kedro.retrieval.lexical import bm25_search, fuzzy_search
+from kgp_kedro.retrieval.dense import exact_search, mdr_search
+from kgp_kedro.retrieval.lexical import Bm25Index, fuzzy_search
 from kgp_kedro.retrieval.metrics import retrieval_metrics
 
 
@@ -33,7 +33,7 @@ def test_bm25_top10_holds_a_supporting_passage_for_most_questions(hotpot_passage
     hits = []
     for q in questions.itertuples():
         ps = passages[passages["collection_id"] == q.collection_id]
-        order, scores = bm25_search(q.question, ps["text"].tolist(), 10)
+        order, scores = Bm25Index(ps["text"].tolist()).search(q.question, 10)
         assert len(order) == 10 and np.all(np.diff(scores) <= 0)
         hits.append(ps["is_supporting"].to_numpy()[order].any())
     # 10 of ~80 passages with ~2.5 supporting: chance alone would hit about 30% of questions
@@ -51,7 +51,7 @@ def test_dense_and_mdr_search(collection):
     question, ps = collection
     encoder = SentenceEncoder(device="cpu")
     vectors = encoder.encode(ps["text"].tolist())
-    order, scores = dense_search(encoder.encode([question])[0], vectors, 15, device="cpu")
+    scores, order = (a[0] for a in exact_search(encoder.encode([question]), vectors, 15, "cpu"))
     assert ps["is_supporting"].to_numpy()[order].any()
     exact = lambda queries, k: exact_search(queries, vectors, k, "cpu")  # noqa: E731
     positions, pair_scores, pairs = mdr_search(question, ps["text"].tolist(), encoder.encode,

@@ -7,7 +7,7 @@ from kgp_kedro.llm import LLMClient
 from kgp_kedro.llm.backends import OpenAIBackend
 from kgp_kedro.retrieval.agents import ChatAgent, text_similarity
 from kgp_kedro.retrieval.ircot import ircot_search
-from kgp_kedro.retrieval.lexical import bm25_search
+from kgp_kedro.retrieval.lexical import Bm25Index
 from kgp_kedro.retrieval.methods import Collection, MethodRunner
 from tests.llm.fake_openai_server import FakeOpenAIServer
 
@@ -53,7 +53,7 @@ def test_ircot_retrieves_bm25_for_the_question_then_for_each_reasoning_sentence(
     before = local_llm.requests
     order, scores, steps = ircot_search(q.question, texts, local_llm, budget=10, step_k=5,
                                         max_steps=1)
-    first, _ = bm25_search(q.question, texts, 5)
+    first, _ = Bm25Index(texts).search(q.question, 5)
     assert list(order[:5]) == list(first)                 # step 0: the question itself
     assert len(steps) == 2 and steps[1].sentence.strip()  # one LLM reasoning step
     assert local_llm.requests - before == 1

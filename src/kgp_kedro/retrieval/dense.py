@@ -1,4 +1,4 @@
-"""Dense baselines (paper §8.2): DPR-style single-hop search and MDR's two-hop beam search."""
+"""Dense baselines (paper §8.2): exact inner-product search (DPR) and MDR's two-hop beam search."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -25,15 +25,6 @@ def exact_search(queries: np.ndarray, passage_vectors: np.ndarray, top_k: int,
     scores = inner_product_scores(queries, passage_vectors, device)
     order = np.argsort(-scores, axis=1, kind="stable")[:, :top_k]
     return np.take_along_axis(scores, order, axis=1), order
-
-
-def dense_search(query_vector: np.ndarray, passage_vectors: np.ndarray, top_k: int,
-                 device: str = "auto") -> tuple[np.ndarray, np.ndarray]:
-    """The ``top_k`` passages by inner product with the question embedding (DPR, §8.2)."""
-    if len(passage_vectors) == 0:
-        return np.array([], dtype=np.int64), np.array([])
-    scores, order = exact_search(query_vector, passage_vectors, top_k, device)
-    return order[0], scores[0]
 
 
 @dataclass(frozen=True)

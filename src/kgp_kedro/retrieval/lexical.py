@@ -40,17 +40,6 @@ class Bm25Index:
         return _top(self.scores(query), top_k)
 
 
-def bm25_scores(query: str, passages: Sequence[str], k1: float = 1.5, b: float = 0.75) -> np.ndarray:
-    """BM25 score of every passage for ``query``."""
-    return Bm25Index(passages, k1, b).scores(query)
-
-
-def bm25_search(query: str, passages: Sequence[str], top_k: int, k1: float = 1.5,
-                b: float = 0.75) -> tuple[np.ndarray, np.ndarray]:
-    """Positions and scores of the ``top_k`` BM25 passages (ties: earlier passage first)."""
-    return Bm25Index(passages, k1, b).search(query, top_k)
-
-
 def fuzzy_search(query: str, passages: Sequence[str], top_k: int) -> tuple[np.ndarray, np.ndarray]:
     """The ``top_k`` passages by normalised Levenshtein similarity to ``query`` (paper §8.2,
     the fuzzy-matching half of the KNN baseline), lower-cased."""
