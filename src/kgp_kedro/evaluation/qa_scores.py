@@ -31,7 +31,7 @@ def score_answers(questions: pd.DataFrame, answers: pd.DataFrame, passages: pd.D
     rows = []
     for q in questions.itertuples(index=False):
         a = by_question.get(q.question_id)
-        failed = a is None or a.error is not None
+        failed = a is None or bool(pd.notna(a.error))
         prediction = "" if a is None else a.answer
         golds = list(q.answers) if len(q.answers) else [q.answer]
         gold_sp = supporting.get(q.collection_id, set())
