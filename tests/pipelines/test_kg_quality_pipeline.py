@@ -169,6 +169,9 @@ def test_collection_size_sweep(retrieval_project):
         group = group.sort_values("negatives")
         assert group["documents"].is_monotonic_increasing
         assert group["passages"].is_monotonic_increasing
+    # sizes are per source: a MuSiQue question comes with 20 paragraphs, a HotpotQA one with 10
+    own_size = sweep[sweep["negatives"] == 0].groupby("source")["documents"].first()
+    assert own_size["musique"] > own_size["hotpotqa"]
     # with no negatives the collection is the question's own documents: BM25 at 30 passages
     # then misses little
     own = sweep[(sweep["negatives"] == 0) & (sweep["method"] == "bm25")]

@@ -117,8 +117,9 @@ def sweep_collection_size(questions: pd.DataFrame, own_documents: pd.DataFrame,
         documents = documents[documents["collection_id"].isin(subset["collection_id"])]
         sized = split_passages(documents, passages["sentence_level"], passages["max_chars"])
         edges = builders[graph["builder"]](sized)
-        size = sized.groupby("collection_id").agg(documents=("doc_id", "nunique"),
-                                                   passages=("passage_id", "size"))
+        size = (sized.groupby(["source", "collection_id"])
+                .agg(documents=("doc_id", "nunique"), passages=("passage_id", "size"))
+                .groupby("source").mean())
         for name in sweep["methods"]:
             spec = shared["methods"][name]
             table = retrieve_passages(subset, sized, spec, shared, f"{name}@{negatives}",
@@ -126,9 +127,8 @@ def sweep_collection_size(questions: pd.DataFrame, own_documents: pd.DataFrame,
             if table.empty:
                 continue
             _, summary = score_retrieval(subset, sized, [budget], table)
-            rows.append(summary.assign(method=name, negatives=int(negatives),
-                                       documents=size["documents"].mean(),
-                                       passages=size["passages"].mean()))
+            rows.append(summary.assign(method=name, negatives=int(negatives))
+                        .merge(size, left_on="source", right_index=True))
     if not rows:
         return pd.DataFrame(columns=[*SUMMARY_COLUMNS, "negatives", "documents", "passages"])
     return pd.concat(rows, ignore_index=True)
