@@ -51,3 +51,22 @@ def local_llm():
     from kgp_kedro.llm.backends import LocalBackend
 
     return LLMClient(LocalBackend(cache_dir=str(MODEL_CACHE), n_ctx=2048), None, max_tokens=32)
+
+
+@pytest.fixture(scope="session")
+def golden_reading(hotpot):
+    """A bundled HotpotQA question the default reader gets right from its supporting passages
+    ("... attended which college?": Berklee College of Music): its gold answers and the reader's
+    messages (the configured system prompt, then the paper's Listing 3 prompt)."""
+    import yaml
+
+    from kgp_kedro.reading import qa_prompt
+
+    questions, documents = hotpot
+    q = questions.iloc[7]
+    support = documents[(documents["collection_id"] == q.collection_id)
+                        & documents["is_supporting"]]["text"].tolist()
+    system = yaml.safe_load((ROOT / "conf/base/parameters_read.yml").read_text())["read"][
+        "system_prompt"]
+    return list(q.answers), [{"role": "system", "content": system},
+                             {"role": "user", "content": qa_prompt(q.question, support)}]

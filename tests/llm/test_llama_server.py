@@ -7,12 +7,11 @@ import time
 import urllib.request
 
 import pytest
-import yaml
 
 from kgp_kedro.evaluation.qa_metrics import f1_score
 from kgp_kedro.llm import make_llm, resolve_gguf
-from kgp_kedro.reading import parse_answer, qa_prompt
-from tests.conftest import MODEL_CACHE, ROOT
+from kgp_kedro.reading import parse_answer
+from tests.conftest import MODEL_CACHE
 
 pytestmark = pytest.mark.slow
 
@@ -45,17 +44,12 @@ def llama_server():
         server.wait(timeout=30)
 
 
-def test_openai_backend_reads_through_a_local_openai_compatible_server(llama_server, hotpot):
-    questions, documents = hotpot
-    q = questions.iloc[7]  # "... attended which college?": Berklee College of Music
-    support = documents[(documents["collection_id"] == q.collection_id)
-                        & documents["is_supporting"]]["text"].tolist()
-    system = yaml.safe_load((ROOT / "conf/base/parameters_read.yml").read_text())["read"][
-        "system_prompt"]
+def test_openai_backend_reads_through_a_local_openai_compatible_server(llama_server,
+                                                                      golden_reading):
+    answers, messages = golden_reading
     llm = make_llm({"backend": "openai", "cache": None, "sampling": {"max_tokens": 16},
                     "openai": {"model": "qwen-local", "base_url": llama_server, "timeout": 120}})
-    reply = llm.complete([{"role": "system", "content": system},
-                          {"role": "user", "content": qa_prompt(q.question, support)}])
+    reply = llm.complete(messages)
     assert reply.error is None, reply.error
     assert reply.prompt_tokens > 50 and reply.completion_tokens > 0
-    assert f1_score(parse_answer(reply.text), list(q.answers)) >= 0.5, reply.text
+    assert f1_score(parse_answer(reply.text), answers) >= 0.5, reply.text

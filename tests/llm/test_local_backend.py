@@ -3,13 +3,12 @@ model answers a bundled HotpotQA question from its supporting passages."""
 import hashlib
 
 import pytest
-import yaml
 
 from kgp_kedro.evaluation.qa_metrics import f1_score
 from kgp_kedro.llm import PACKAGED_MODELS, resolve_gguf
 from kgp_kedro.llm.packaged import PackagedModel
-from kgp_kedro.reading import parse_answer, qa_prompt
-from tests.conftest import MODEL_CACHE, ROOT
+from kgp_kedro.reading import parse_answer
+from tests.conftest import MODEL_CACHE
 
 DEFAULT = "qwen2.5-coder-0.5b-instruct-q4_k_m"
 
@@ -43,18 +42,12 @@ def test_model_errors_name_what_to_do(tmp_path):
         missing.part_paths()
 
 
-def test_local_model_answers_a_bundled_question_from_its_supporting_passages(local_llm, hotpot):
-    questions, documents = hotpot
-    q = questions.iloc[7]  # "... attended which college?": Berklee College of Music
-    support = documents[(documents["collection_id"] == q.collection_id)
-                        & documents["is_supporting"]]["text"].tolist()
-    system = yaml.safe_load((ROOT / "conf/base/parameters_read.yml").read_text())["read"][
-        "system_prompt"]
-    messages = [{"role": "system", "content": system},
-                {"role": "user", "content": qa_prompt(q.question, support)}]
+def test_local_model_answers_a_bundled_question_from_its_supporting_passages(local_llm,
+                                                                            golden_reading):
+    answers, messages = golden_reading
     reply = local_llm.complete(messages)
     assert reply.error is None and reply.prompt_tokens > 50 and reply.completion_tokens > 0
-    assert f1_score(parse_answer(reply.text), list(q.answers)) >= 0.5, reply.text
+    assert f1_score(parse_answer(reply.text), answers) >= 0.5, reply.text
     # deterministic: temperature 0 and a fixed seed give the same reply again
     assert local_llm.complete(messages).text == reply.text
     assert local_llm.count_tokens("Mikael Åkerfeldt") > 1
