@@ -48,6 +48,12 @@ class Collection:
             self._indexes["tfidf"] = TfidfIndex(self.texts)
         return self._indexes["tfidf"]
 
+    def text_of(self) -> dict[str, str]:
+        """``passage id -> text``, built on first use."""
+        if "text_of" not in self._indexes:
+            self._indexes["text_of"] = dict(zip(self.passage_ids, self.texts))
+        return self._indexes["text_of"]
+
     def bm25(self, k1: float = 1.5, b: float = 0.75) -> Bm25Index:
         """The collection's BM25 index, built on first use."""
         if ("bm25", k1, b) not in self._indexes:
@@ -174,10 +180,12 @@ class MethodRunner:
         # kgp: TF-IDF seeds, then Algorithm 1 over the KG
         if c.neighbors is None:
             raise ValueError("KGP needs the collection's KG")
-        if (c.vectors is not None and self.encoder is not None
+        remembered = ("remembered by", id(self.agent))
+        if (c.vectors is not None and self.encoder is not None and remembered not in c._indexes
                 and getattr(self.agent, "encoder", None) is self.encoder):
             self.agent.remember(c.texts, c.vectors)  # same encoder: reuse passage embeddings
+            c._indexes[remembered] = True            # once per collection, not per question
         order, scores = c.tfidf().search(question, spec.get("seeds", 10))
-        texts = dict(zip(c.passage_ids, c.texts))
-        return traverse(question, [c.passage_ids[i] for i in order], scores, c.neighbors, texts,
-                        self.agent, spec.get("branching_factor", 3), k, spec.get("max_hops", 2))
+        return traverse(question, [c.passage_ids[i] for i in order], scores, c.neighbors,
+                        c.text_of(), self.agent, spec.get("branching_factor", 3), k,
+                        spec.get("max_hops", 2))
