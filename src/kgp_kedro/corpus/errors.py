@@ -1,4 +1,4 @@
-"""The error raised for malformed input files."""
+"""The errors raised for malformed input files and bad source parameters."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -16,3 +16,13 @@ class DatasetFormatError(ValueError):
         self.record = record
         self.reason = reason
         super().__init__(f"{self.path}: {record}: {reason}")
+
+
+class ParameterError(ValueError):
+    """A parameter has a wrong type or value. The message starts with the parameter's key
+    (e.g. ``ingest.sources[0].limit``), so a user knows which line of which YAML to fix."""
+
+    def __init__(self, key: str, reason: str) -> None:
+        self.key = key
+        self.reason = reason
+        super().__init__(f"{key}: {reason}")
