@@ -1,10 +1,17 @@
 """LLM backends: ``chat(messages, temperature, max_tokens, seed) -> (text, prompt tokens,
-completion tokens)`` plus ``count_tokens`` and ``context_window`` for prompt budgeting."""
+completion tokens)`` plus ``count_tokens`` and ``context_window`` for prompt budgeting.
+
+A reply without an answer (no ``choices``, or ``content: null``) raises
+:class:`InvalidReplyError`: the openai backend retries it like a transient server error, and
+if it persists :class:`~kgp_kedro.llm.client.LLMClient` records the call as failed and never
+caches it (a later run asks again)."""
 from __future__ import annotations
 
 import logging
 import math
 import os
+import random
+import time
 from typing import Any
 
 from kgp_kedro.llm.packaged import resolve_gguf
@@ -14,17 +21,43 @@ logger = logging.getLogger(__name__)
 Messages = list[dict[str, str]]
 
 
+class InvalidReplyError(RuntimeError):
+    """The server answered, but with no usable reply (no choices, or null content)."""
+
+
+def reply_text(choices: Any, backend: str) -> str:
+    """The text of the first choice of a chat completion; :class:`InvalidReplyError` when
+    there is none (``choices`` empty or missing, ``message`` or ``content`` null or not text).
+    ``choices`` may hold objects (the openai client) or dicts (llama-cpp-python)."""
+    if not choices:
+        raise InvalidReplyError(f"{backend} reply has no choices")
+    first = choices[0]
+    message = first.get("message") if isinstance(first, dict) else getattr(first, "message", None)
+    content = (message.get("content") if isinstance(message, dict)
+               else getattr(message, "content", None))
+    finish = (first.get("finish_reason") if isinstance(first, dict)
+              else getattr(first, "finish_reason", None))
+    if content is None:
+        raise InvalidReplyError(f"{backend} reply has content null (finish_reason "
+                                f"{finish!r})")
+    if not isinstance(content, str):
+        raise InvalidReplyError(f"{backend} reply content is {type(content).__name__}, not text")
+    return content
+
+
 class OpenAIBackend:
     """Chat completions against any OpenAI-compatible ``base_url`` (OpenAI, vLLM, a llama.cpp
     server, Ollama, ...). Retries (timeouts, 429, 5xx; exponential backoff with jitter,
-    honouring ``Retry-After``) are the ``openai`` client's own, bounded by ``max_retries``."""
+    honouring ``Retry-After``) are the ``openai`` client's own, bounded by ``max_retries``;
+    a reply with no choices or null content is retried the same number of times, after
+    ``invalid_reply_backoff`` seconds doubling each try (with jitter), then raised."""
 
     kind = "openai"
 
     def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None,
                  api_key_env: str = "OPENAI_API_KEY", timeout: float = 60.0,
                  max_retries: int = 4, concurrency: int = 4, context_window: int = 16385,
-                 chars_per_token: float = 3.5) -> None:
+                 chars_per_token: float = 3.5, invalid_reply_backoff: float = 0.5) -> None:
         from openai import OpenAI
 
         key = api_key or os.environ.get(api_key_env)
@@ -35,18 +68,31 @@ class OpenAIBackend:
             key = "none"  # local OpenAI-compatible servers accept any key
         self.model, self.concurrency, self.context_window = model, int(concurrency), context_window
         self.chars_per_token = chars_per_token
+        self.max_retries, self.invalid_reply_backoff = int(max_retries), float(invalid_reply_backoff)
         self.client = OpenAI(base_url=base_url, api_key=key, timeout=timeout,
                              max_retries=max_retries)
 
     def chat(self, messages: Messages, temperature: float, max_tokens: int,
              seed: int | None) -> tuple[str, int, int]:
         extra: dict[str, Any] = {} if seed is None else {"seed": seed}
-        response = self.client.chat.completions.create(
-            model=self.model, messages=messages, temperature=temperature,
-            max_tokens=max_tokens, **extra)
-        usage = response.usage
-        return (response.choices[0].message.content or "",
-                usage.prompt_tokens if usage else 0, usage.completion_tokens if usage else 0)
+        for attempt in range(self.max_retries + 1):
+            response = self.client.chat.completions.create(
+                model=self.model, messages=messages, temperature=temperature,
+                max_tokens=max_tokens, **extra)
+            try:
+                text = reply_text(getattr(response, "choices", None), self.kind)
+            except InvalidReplyError as exc:
+                if attempt == self.max_retries:
+                    raise
+                delay = self.invalid_reply_backoff * 2 ** attempt * (0.75 + random.random() / 2)
+                logger.info("%s; retrying in %.1f s (%d of %d)", exc, delay, attempt + 1,
+                            self.max_retries)
+                time.sleep(delay)
+                continue
+            usage = response.usage
+            return (text, (usage.prompt_tokens or 0) if usage else 0,
+                    (usage.completion_tokens or 0) if usage else 0)
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def count_tokens(self, text: str) -> int:
         """An estimate (the server's tokenizer is not at hand): characters / chars_per_token."""
@@ -90,8 +136,8 @@ class LocalBackend:
         response = self.llm.create_chat_completion(
             messages=messages, temperature=temperature, max_tokens=max_tokens, seed=seed)
         usage = response.get("usage") or {}
-        return (response["choices"][0]["message"]["content"] or "",
-                usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0))
+        return (reply_text(response.get("choices"), self.kind),
+                usage.get("prompt_tokens") or 0, usage.get("completion_tokens") or 0)
 
     def count_tokens(self, text: str) -> int:
         return len(self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))

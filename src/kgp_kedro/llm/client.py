@@ -13,7 +13,7 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from kgp_kedro.llm.backends import BACKENDS, Messages
+from kgp_kedro.llm.backends import BACKENDS, InvalidReplyError, Messages
 from kgp_kedro.llm.cache import CallCache, call_key
 
 logger = logging.getLogger(__name__)
@@ -22,7 +22,8 @@ logger = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class Completion:
     """One call's outcome. ``error`` is set (and ``text`` empty) when the call failed after the
-    backend's retries: the caller counts it as a wrong answer, never drops it."""
+    backend's retries (an HTTP error, a timeout, or a reply with no choices or null content):
+    the caller counts it as a wrong answer, never drops it, and it is never cached."""
 
     text: str
     prompt_tokens: int
@@ -67,6 +68,8 @@ class LLMClient:
         start = time.perf_counter()
         try:
             text, prompt_tokens, completion_tokens = self.backend.chat(messages, **sampling)
+            if not isinstance(text, str):  # a backend must raise or give text; never cache it
+                raise InvalidReplyError(f"backend reply is {type(text).__name__}, not text")
         except Exception as exc:  # noqa: BLE001 - a failed call is an outcome, counted downstream
             latency = 1000 * (time.perf_counter() - start)
             logger.warning("LLM call failed (%s): %s: %s", self.name, type(exc).__name__, exc)

@@ -3,6 +3,8 @@
 Such packages split a model file into parts (PyPI caps a file's size). :func:`resolve_gguf`
 concatenates the parts once into a cache folder, checks the assembled file's sha256 against
 the value recorded here, and returns its path; a configured ``model_path`` wins over all this.
+The file is written as ``<name>.partial-<pid>`` and renamed when verified; a partial file left
+by a killed assembly (its process is gone) is removed by the next call.
 Nothing here touches the network.
 """
 from __future__ import annotations
@@ -79,6 +81,39 @@ def default_cache_dir() -> Path:
     return Path(os.environ.get("KGP_MODEL_CACHE", Path.home() / ".cache" / "kgp_kedro" / "models"))
 
 
+def _process_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's live process
+        return True
+    except OSError:
+        return False
+    return True
+
+
+def remove_stale_partials(target: Path) -> list[Path]:
+    """Delete the ``<target stem>.partial-<pid>`` files beside ``target`` whose process is no
+    longer running (an assembly killed mid-write); the ones still being written stay."""
+    removed = []
+    for partial in target.parent.glob(f"{target.stem}.partial-*"):
+        pid = partial.name.rsplit("-", 1)[-1]
+        if pid.isdigit() and (int(pid) == os.getpid() or _process_alive(int(pid))):
+            continue  # ours (about to be rewritten) or a live assembly's
+        try:
+            size = partial.stat().st_size
+            partial.unlink()
+        except FileNotFoundError:
+            continue
+        logger.info("Removed %s (%.0f MB), left by an interrupted model assembly", partial,
+                    size / 1e6)
+        removed.append(partial)
+    return removed
+
+
 def resolve_gguf(model: str, model_path: str | os.PathLike | None = None,
                  cache_dir: str | os.PathLike | None = None) -> Path:
     """The GGUF file to load: ``model_path`` when given (it must exist), else the packaged
@@ -93,6 +128,8 @@ def resolve_gguf(model: str, model_path: str | os.PathLike | None = None,
                          f"or choose one of {sorted(PACKAGED_MODELS)}")
     spec = PACKAGED_MODELS[model]
     target = Path(cache_dir or default_cache_dir()) / f"{spec.name}.gguf"
+    if target.parent.is_dir():
+        remove_stale_partials(target)
     if target.is_file() and target.stat().st_size == spec.size:
         return target  # verified when it was assembled; the size guards against a torn copy
     parts = spec.part_paths()
