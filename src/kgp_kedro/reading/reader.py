@@ -31,8 +31,9 @@ def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.
                  margin_tokens: int = 16, system_prompt: str | None = None) -> pd.DataFrame:
     """One answer per question of ``questions``: the prompt holds as many of the method's
     ranked contexts as fit the model's window (lowest-ranked cut first, recorded in
-    ``cut_ids``); a failed call gives an empty answer with ``error`` set. ``system_prompt``,
-    when given, goes first (the paper sends the user prompt alone)."""
+    ``cut_ids``); a failed call gives an empty answer with ``error`` set (even when every
+    call fails: nothing is raised, one summary line is logged). ``system_prompt``, when given,
+    goes first (the paper sends the user prompt alone)."""
     texts = dict(zip(passages["passage_id"], passages["text"]))
     by_question = dict(tuple(retrieved.groupby("question_id", sort=False)))
     system = [{"role": "system", "content": system_prompt}] if system_prompt else []
@@ -55,8 +56,30 @@ def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.
              "prompt_tokens": c.prompt_tokens, "completion_tokens": c.completion_tokens,
              "latency_ms": c.latency_ms, "cached": c.cached, "error": c.error}
             for m, c in zip(meta, completions)]
-    failed = sum(c.error is not None for c in completions)
+    answers = pd.DataFrame(rows, columns=READ_COLUMNS)
+    log_read_summary(answers, method)
+    return answers
+
+
+def read_summary(answers: pd.DataFrame, method: str) -> tuple[int, str]:
+    """``(logging level, one line)`` summing up a method's answers: how many questions, how
+    many answered (from the cache), how many failed and the first error. A failed call is kept
+    as a row with ``error`` set: it is scored as a wrong answer, and the run goes on."""
+    n = len(answers)
+    errors = answers["error"].dropna() if n else pd.Series(dtype=object)
+    failed = len(errors)
+    cached = int(answers["cached"].fillna(False).astype(bool).sum()) if n else 0
+    if n and failed == n:
+        return logging.WARNING, (
+            f"read {method}: FAILED: all {n} LLM calls failed (first error: {errors.iloc[0]}); "
+            f"its {n} questions are recorded as failed and count as wrong answers")
     if failed:
-        logger.warning("read %s: %d of %d LLM calls failed; they count as wrong answers",
-                       method, failed, len(completions))
-    return pd.DataFrame(rows, columns=READ_COLUMNS)
+        return logging.WARNING, (
+            f"read {method}: {n - failed} of {n} questions answered ({cached} from the cache), "
+            f"{failed} failed and count as wrong answers (first error: {errors.iloc[0]})")
+    return logging.INFO, f"read {method}: {n} questions answered ({cached} from the cache)"
+
+
+def log_read_summary(answers: pd.DataFrame, method: str) -> None:
+    level, line = read_summary(answers, method)
+    logger.log(level, "%s", line)

@@ -20,15 +20,43 @@ def score_method(qa_questions: pd.DataFrame, answers: pd.DataFrame, passages: pd
         logger.warning("score %s skipped: no answers (method skipped)", name)
         return pd.DataFrame(columns=SCORE_COLUMNS)
     judge = make_llm(llm) if score.get("judge") else None
-    return score_answers(qa_questions, answers, passages, name, judge)
+    scores = score_answers(qa_questions, answers, passages, name, judge)
+    _log_score_summary(scores, name)
+    return scores
+
+
+def _log_score_summary(scores: pd.DataFrame, name: str) -> None:
+    """One line per method: its questions, failures (scored as wrong) and mean EM / F1."""
+    n, failed = len(scores), int(scores["failed"].astype(bool).sum()) if len(scores) else 0
+    means = (f"EM {scores['em'].astype(float).mean():.3f}, "
+             f"F1 {scores['f1'].astype(float).mean():.3f}") if n else "no questions"
+    if n and failed == n:
+        logger.warning("score %s: FAILED: all %d questions failed (no answer from the reader), "
+                       "scored as wrong: %s", name, n, means)
+    elif failed:
+        logger.warning("score %s: %d questions, %d failed and scored as wrong: %s", name, n,
+                       failed, means)
+    else:
+        logger.info("score %s: %d questions: %s", name, n, means)
 
 
 def summarise_qa(*method_scores: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """All per-question scores in one table, their means by source and method, and by source,
-    method and question type."""
-    scores = pd.concat([s for s in method_scores if not s.empty], ignore_index=True)
+    method and question type. A method whose calls all failed is in them with every question
+    ``failed`` (scored as wrong); one line names the methods that failed entirely."""
+    present = [s for s in method_scores if not s.empty]
+    if not present:
+        logger.warning("summarise_qa: no method produced scores (every method was skipped)")
+        scores = pd.DataFrame(columns=SCORE_COLUMNS)
+    else:
+        scores = pd.concat(present, ignore_index=True)
     scores["failed"] = scores["failed"].astype(bool)
     for column in ("em", "f1", "acc", "judge_acc", "context_sp_recall", "reader_latency_ms"):
         scores[column] = scores[column].astype(float)
+    all_failed = [m for m, group in scores.groupby("method", sort=False)
+                  if len(group) and group["failed"].all()]
+    if all_failed:
+        logger.warning("summarise_qa: %d methods failed entirely (every question scored as "
+                       "wrong): %s", len(all_failed), ", ".join(all_failed))
     return (scores, summarise_scores(scores),
             summarise_scores(scores, ("source", "method", "qtype")))
