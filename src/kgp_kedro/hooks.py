@@ -9,6 +9,26 @@ from kedro.framework.hooks import hook_impl
 logger = logging.getLogger(__name__)
 
 
+class ValidateParameters:
+    """Validate every parameter of the session (``--env`` and ``--params`` included) when its
+    context is created, before any node runs: an error names the key. The validated parameters
+    shape the pipelines (:mod:`kgp_kedro.pipelines.parameters`); when they differ from the ones
+    pipelines were last built from in this process, the pipelines are rebuilt."""
+
+    @hook_impl
+    def after_context_created(self, context) -> None:
+        from kedro.framework.project import PACKAGE_NAME, pipelines
+
+        from kgp_kedro.pipelines.parameters import activate
+
+        # context.params would build the pipelines first (Kedro validates parameters against
+        # node type hints); the config loader's parameters include the --params overrides
+        if activate(context.config_loader["parameters"]) and PACKAGE_NAME:
+            requested = getattr(pipelines, "_requested_pipelines", None)
+            pipelines.configure(f"{PACKAGE_NAME}.pipeline_registry")
+            pipelines.set_requested(requested)
+
+
 class CredentialsToEnvironment:
     """Expose secrets of ``conf/local/credentials.yml`` to the libraries that read them from
     the environment (the TagMe linker reads ``TAGME_TOKEN``, the openai LLM backend

@@ -3,9 +3,9 @@ from the Kedro defaults. For further information, including these default values
 https://docs.kedro.org/en/stable/configure/configuration_basics/#configuration"""
 
 # Instantiated project hooks (executed in a Last-In-First-Out order).
-from kgp_kedro.hooks import CredentialsToEnvironment
+from kgp_kedro.hooks import CredentialsToEnvironment, ValidateParameters
 
-HOOKS = (CredentialsToEnvironment(),)
+HOOKS = (ValidateParameters(), CredentialsToEnvironment())
 
 # Installed plugins for which to disable hook auto-registration.
 # DISABLE_HOOKS_FOR_PLUGINS = ("kedro-viz",)

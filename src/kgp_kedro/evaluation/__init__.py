@@ -1,4 +1,7 @@
-"""Metrics of the papers."""
-from kgp_kedro.evaluation.kg_quality import NeighbourhoodScores, graph_stats, neighbourhood_scores
+"""Metrics of the papers: KG quality, retrieval, answers."""
+from kgp_kedro.evaluation.kg_quality import (NeighbourhoodScores, graph_stats, kg_quality_rows,
+                                             neighbourhood_scores, seed_passages)
+from kgp_kedro.evaluation.retrieval import retrieval_metrics, score_retrieval
 
-__all__ = ["NeighbourhoodScores", "graph_stats", "neighbourhood_scores"]
+__all__ = ["NeighbourhoodScores", "graph_stats", "kg_quality_rows", "neighbourhood_scores",
+           "retrieval_metrics", "score_retrieval", "seed_passages"]

@@ -1,10 +1,21 @@
 """KG quality (paper §3 "verify the constructed KGs", Figure 5, §8.6 Figure 9, Table 3)."""
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
-from kgp_kedro.graphs.edges import Adjacency
+import pandas as pd
+from tqdm.auto import tqdm
+
+from kgp_kedro.corpus.collection import supporting_passages
+from kgp_kedro.graphs.build import GraphTables
+from kgp_kedro.graphs.model import Graph
+from kgp_kedro.search.tfidf import tfidf_search
+
+logger = logging.getLogger(__name__)
+
+SEED_COLUMNS = ["question_id", "collection_id", "rank", "passage_id", "score"]
 
 
 @dataclass(frozen=True)
@@ -20,7 +31,7 @@ class NeighbourhoodScores:
     recall: float       # |C1 ∩ S| / |S|
 
 
-def neighbourhood_scores(adjacency: Adjacency, seeds: Iterable[str],
+def neighbourhood_scores(graph: Graph, seeds: Iterable[str],
                          supporting: Iterable[str]) -> NeighbourhoodScores:
     """Coverage of the supporting passages by the seeds and their neighbours (paper §3, Fig. 5).
 
@@ -36,7 +47,7 @@ def neighbourhood_scores(adjacency: Adjacency, seeds: Iterable[str],
         raise ValueError("no supporting passages: SF-EM, precision and recall are undefined")
     candidates = set(seeds)
     for seed in seeds:
-        candidates |= adjacency.neighbors(seed)
+        candidates.update(graph.neighbors(seed))
     hit = len(candidates & support)
     return NeighbourhoodScores(
         n_seeds=len(seeds), n_candidates=len(candidates), n_supporting=len(support), n_hit=hit,
@@ -44,12 +55,59 @@ def neighbourhood_scores(adjacency: Adjacency, seeds: Iterable[str],
         recall=hit / len(support))
 
 
-def graph_stats(adjacency: Adjacency) -> dict[str, float]:
+def graph_stats(graph: Graph) -> dict[str, float]:
     """Size and density of one collection's graph (paper Table 3).
 
     ``density`` is the share of node pairs joined by an edge, ``|E| / (n(n-1)/2)`` over
     distinct pairs. The reference code calls ``networkx.density`` on a multigraph with one edge
     per shared keyword, which counts a pair once per keyword; ours counts it once.
     """
-    return {"n_nodes": len(adjacency.nodes), "n_edges": adjacency.n_edges(),
-            "avg_neighbors": adjacency.avg_neighbors(), "density": adjacency.density()}
+    return {"n_nodes": len(graph.nodes), "n_edges": graph.n_edges(),
+            "avg_neighbors": graph.avg_neighbors(), "density": graph.density()}
+
+
+def seed_passages(questions: pd.DataFrame, passages: pd.DataFrame, top: int) -> pd.DataFrame:
+    """The ``top`` TF-IDF seed passages of each question over its collection (paper §3)."""
+    groups = dict(tuple(passages.groupby("collection_id", sort=False)))
+    rows = []
+    for q in tqdm(questions.itertuples(index=False), total=len(questions), desc="seeds",
+                  leave=False, disable=None):
+        group = groups.get(q.collection_id)
+        if group is None:
+            continue
+        order, scores = tfidf_search(q.question, group["text"].tolist(), top)
+        ids = group["passage_id"].to_numpy()[order]
+        rows.extend({"question_id": q.question_id, "collection_id": q.collection_id,
+                     "rank": rank, "passage_id": pid, "score": float(score)}
+                    for rank, (pid, score) in enumerate(zip(ids, scores)))
+    return pd.DataFrame(rows, columns=SEED_COLUMNS)
+
+
+def kg_quality_rows(questions: pd.DataFrame, passages: pd.DataFrame, seeds: pd.DataFrame,
+                    graphs: GraphTables, variant: str) -> pd.DataFrame:
+    """Per question and density setting of one KG variant: SF-EM, precision, recall of
+    ``C1`` (:func:`neighbourhood_scores`) and the graph's size and density. Questions without
+    supporting passages (unlabelled user questions) are left out, with one warning."""
+    support = supporting_passages(passages)
+    seed_ids = {key: g["passage_id"].tolist()
+                for key, g in seeds.groupby(["question_id", "collection_id"])}
+    rows, unlabelled = [], 0
+    for setting in tqdm(graphs.settings, desc=f"kg_quality {variant}", leave=False, disable=None):
+        built: dict[str, tuple[Graph, dict[str, float]]] = {}
+        for q in questions.itertuples(index=False):
+            if not support.get(q.collection_id):
+                unlabelled += 1
+                continue
+            if q.collection_id not in built:
+                graph = graphs.graph(q.collection_id, setting)
+                built[q.collection_id] = (graph, graph_stats(graph))
+            graph, stats = built[q.collection_id]
+            scores = neighbourhood_scores(graph, seed_ids.get((q.question_id, q.collection_id), []),
+                                          support[q.collection_id])
+            rows.append({"source": q.source, "variant": variant, "setting": setting,
+                         "question_id": q.question_id, "collection_id": q.collection_id,
+                         **asdict(scores), **stats})
+    if unlabelled:
+        logger.warning("kg_quality %s: %d question-settings have no supporting passages and are "
+                       "left out", variant, unlabelled)
+    return pd.DataFrame(rows)

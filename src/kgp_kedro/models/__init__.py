@@ -1,5 +1,5 @@
-"""Model access behind narrow interfaces: devices and sentence encoders."""
+"""Model access behind narrow interfaces: devices, sentence encoders, passage embeddings."""
 from kgp_kedro.models.devices import resolve_device
-from kgp_kedro.models.encoders import SentenceEncoder, resolve_model_path
+from kgp_kedro.models.loading import load_encoder, load_seq2seq
 
-__all__ = ["SentenceEncoder", "resolve_device", "resolve_model_path"]
+__all__ = ["load_encoder", "load_seq2seq", "resolve_device"]

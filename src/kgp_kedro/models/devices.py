@@ -1,8 +1,6 @@
 """Device selection shared by every tensor computation."""
 from __future__ import annotations
 
-import torch
-
 
 def resolve_device(device: str = "auto") -> str:
     """``'auto'`` picks ``cuda`` when a GPU is visible, then ``mps``, else ``cpu``.
@@ -10,6 +8,8 @@ def resolve_device(device: str = "auto") -> str:
     Any explicit torch device string (``'cpu'``, ``'cuda:1'``) is returned unchanged after a
     check that it is available, so a misconfigured GPU fails loudly instead of silently slow.
     """
+    import torch
+
     if device == "auto":
         if torch.cuda.is_available():
             return "cuda"

@@ -1,43 +1,35 @@
-"""kg_quality pipeline: the user's main job.
-
-``kedro run --pipeline=kg_quality`` imports only this folder, so this pipeline carries its
-upstream (ingest, passages, kg) and runs from the raw files to the figure.
-"""
+"""kg_quality: how well each KG variant's seed neighbourhoods cover the supporting passages."""
 from functools import partial, update_wrapper
 
 from kedro.pipeline import Pipeline, node
 
-from kgp_kedro.pipelines.config import load_kg_variants
-from kgp_kedro.pipelines.kg.pipeline import graphs_from_raw
-from kgp_kedro.pipelines.kg_quality.nodes import (plot_kg_quality_figure, score_neighbourhoods,
-                                                  seed_passages, summarise_kg_quality,
+from kgp_kedro.pipelines.kg_quality.nodes import (find_seeds, plot_kg_quality_figure,
+                                                  score_neighbourhoods, summarise_kg_quality,
                                                   tabulate_kg_stats)
 
 
-def quality_pipeline() -> Pipeline:
-    variants = list(load_kg_variants())
+def create_pipeline(params) -> Pipeline:
+    variants = list(params.variants)
     scoring = [
         Pipeline([node(update_wrapper(partial(score_neighbourhoods, variant=name),
                                       score_neighbourhoods),
-                       ["questions", "passages", "kg_seeds", "kg_edges"],
+                       ["questions", "passages", "kg_seeds", "kg_nodes", "kg_edges"],
                        "kg_quality_rows", name="score_neighbourhoods")],
                  namespace=name,
                  inputs={"questions": "questions", "passages": "passages",
-                         "kg_seeds": "kg_seeds", "kg_edges": f"kg_edges_{name}"})
+                         "kg_seeds": "kg_seeds", "kg_nodes": f"kg_nodes_{name}",
+                         "kg_edges": f"kg_edges_{name}"},
+                 outputs={"kg_quality_rows": f"kg_quality_rows_{name}"})
         for name in variants
     ]
     return Pipeline([
-        node(seed_passages, ["questions", "passages", "params:kg_quality.seeds"], "kg_seeds",
+        node(find_seeds, ["questions", "passages", "params:kg_quality"], "kg_seeds",
              name="seed_passages"),
         *scoring,
-        node(summarise_kg_quality, [f"{name}.kg_quality_rows" for name in variants],
+        node(summarise_kg_quality, [f"kg_quality_rows_{name}" for name in variants],
              ["kg_quality_per_question", "kg_quality_summary"], name="summarise_kg_quality"),
         node(tabulate_kg_stats, ["questions", "documents", "passages", "kg_quality_per_question"],
              "kg_stats", name="tabulate_kg_stats"),
         node(plot_kg_quality_figure, "kg_quality_summary",
              ["kg_quality_figure_html", "kg_quality_figure_json"], name="plot_kg_quality_figure"),
-    ])
-
-
-def create_pipeline(**kwargs) -> Pipeline:
-    return graphs_from_raw() + quality_pipeline()
+    ], tags=["kg_quality"])

@@ -1,12 +1,9 @@
-"""passages pipeline: one node over :func:`kgp_kedro.corpus.split_passages`."""
+"""passages: documents -> passages (the KG nodes, the retrieval unit)."""
 from kedro.pipeline import Pipeline, node
 
-from kgp_kedro.corpus import split_passages
+from kgp_kedro.pipelines.passages.nodes import split_into_passages
 
 
-def create_pipeline(**kwargs) -> Pipeline:
-    return Pipeline([
-        node(split_passages,
-             inputs=["documents", "params:passages.sentence_level", "params:passages.max_chars"],
-             outputs="passages", name="split_passages"),
-    ])
+def create_pipeline(params=None) -> Pipeline:
+    return Pipeline([node(split_into_passages, ["documents", "params:passages"], "passages",
+                          name="split_passages")], tags=["passages"])

@@ -1,5 +1,1 @@
-"""pooled: retrieval where all questions of a source share one collection (the setting HippoRAG
-reports recall in), with faiss indexes where exact search would be quadratic."""
-from kgp_kedro.pipelines.pooled.pipeline import create_pipeline
-
-__all__ = ["create_pipeline"]
+"""pooled: retrieval where all questions of a source share one collection (the setting HippoRAG"""

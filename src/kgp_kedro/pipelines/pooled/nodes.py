@@ -1,15 +1,15 @@
-"""Nodes of the pooled pipeline."""
+"""Nodes of the pooled stage."""
 from __future__ import annotations
 
 import logging
-import time
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
+from kgp_kedro.config.project import parse_variant
 from kgp_kedro.corpus import pool_collections
-from kgp_kedro.graphs import build_knn_graph, edge_frame
+from kgp_kedro.graphs.build import build_variant
+from kgp_kedro.models.embeddings import EmbeddingLookup
 
 logger = logging.getLogger(__name__)
 
@@ -24,19 +24,11 @@ def pool_questions(questions: pd.DataFrame, passages: pd.DataFrame
     return pooled_questions, pooled_passages
 
 
-def build_pooled_knn_graph(pooled_passages: pd.DataFrame, embeddings: pd.DataFrame,
-                           pooled: dict[str, Any]) -> pd.DataFrame:
-    """The KNN KG of every pooled collection (``pooled.graph.k`` neighbours a passage), from a
-    faiss index (``pooled.ann``) instead of the quadratic similarity matrix."""
-    lookup = dict(zip(embeddings["passage_id"], embeddings["embedding"]))
-    k, metric = int(pooled["graph"]["k"]), pooled["graph"].get("metric", "cosine")
-    frames = []
-    for cid, group in pooled_passages.groupby("collection_id", sort=False):
-        ids = group["passage_id"].tolist()
-        start = time.perf_counter()
-        edges = build_knn_graph(np.stack([lookup[p] for p in ids]), k, metric=metric,
-                                ann=pooled["ann"])
-        logger.info("pooled KNN KG of %s: %d passages, k=%d, %.1f s (faiss %s)", cid, len(ids),
-                    k, time.perf_counter() - start, pooled["ann"].get("kind", "hnsw"))
-        frames.append(edge_frame(edges, ids, cid, f"k={k}"))
-    return pd.concat(frames, ignore_index=True)
+def build_pooled_graph(pooled_passages: pd.DataFrame, embeddings: pd.DataFrame,
+                       graph: dict[str, Any], ann: dict[str, Any], encoder: dict[str, Any]
+                       ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The KNN KG of every pooled collection (``pooled.graph``), its neighbours from a faiss
+    index (``pooled.ann``) instead of the quadratic similarity matrix."""
+    variant = parse_variant("pooled", graph, "pooled.graph")
+    return build_variant(pooled_passages, variant.make_builder(ann=ann), variant.settings,
+                         "pooled", EmbeddingLookup(embeddings, encoder["model"]))

@@ -1,23 +1,17 @@
-"""score pipeline: ``answers_<m>`` -> ``qa_scores_<m>`` per method, then ``qa_scores``,
-``qa_summary`` and ``qa_by_type``. It carries its upstream (through read)."""
+"""score: ``answers_<m>`` -> ``qa_scores_<m>`` per method, then ``qa_scores``, ``qa_summary``
+and ``qa_by_type``."""
 from functools import partial, update_wrapper
 
 from kedro.pipeline import Pipeline, node
 
-from kgp_kedro.pipelines.config import load_retrieval_methods
-from kgp_kedro.pipelines.read.pipeline import create_pipeline as read_pipeline
 from kgp_kedro.pipelines.score.nodes import score_method, summarise_qa
 
 
-def scoring_pipeline() -> Pipeline:
-    methods = list(load_retrieval_methods())
+def create_pipeline(params) -> Pipeline:
+    methods = list(params.methods)
     nodes = [node(update_wrapper(partial(score_method, name=m), score_method),
                   ["qa_questions", f"answers_{m}", "passages", "params:score", "params:llm"],
                   f"qa_scores_{m}", name=f"score_{m}") for m in methods]
     nodes.append(node(summarise_qa, [f"qa_scores_{m}" for m in methods],
                       ["qa_scores", "qa_summary", "qa_by_type"], name="summarise_qa"))
     return Pipeline(nodes, tags=["score"])
-
-
-def create_pipeline(**kwargs) -> Pipeline:
-    return read_pipeline() + scoring_pipeline()

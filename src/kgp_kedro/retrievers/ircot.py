@@ -9,7 +9,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kgp_kedro.retrieval.lexical import Bm25Index
+from kgp_kedro.config.base import Params, PosInt
+from kgp_kedro.corpus.collection import Collection
+from kgp_kedro.retrievers.base import RETRIEVERS, Requirements, Retriever, Visit
+from kgp_kedro.search.lexical import Bm25Index
 
 # two demonstrations in IRCoT's format, from HotpotQA's training examples (paper §8.2 uses two
 # 'gold_with_2_distractors' examples)
@@ -56,13 +59,12 @@ def _fitted_prompt(question: str, contexts: Sequence[str], thoughts: Sequence[st
     return ircot_prompt(question, contexts[:kept], thoughts)
 
 
-def ircot_search(question: str, texts: Sequence[str], llm, budget: int = 30, step_k: int = 5,
-                 max_steps: int | None = None, max_tokens: int = 48,
-                 index: Bm25Index | None = None) -> tuple[np.ndarray, np.ndarray, list[IrcotStep]]:
+def ircot_search(question: str, texts: Sequence[str], llm, index: Bm25Index, budget: int,
+                 step_k: int, max_steps: int | None,
+                 max_tokens: int) -> tuple[np.ndarray, np.ndarray, list[IrcotStep]]:
     """Positions of the retrieved passages in retrieval order, their BM25 scores, and the
-    steps. Step 0 retrieves ``step_k`` passages for the question; each next step asks ``llm``
+    steps (``index``: the BM25 index of ``texts``). Step 0 retrieves ``step_k`` passages for the question; each next step asks ``llm``
     for the next reasoning sentence and retrieves the ``step_k`` best unseen passages for it."""
-    index = index or Bm25Index(texts)  # a prebuilt index of ``texts`` may be passed
     order: list[int] = []
     scores: list[float] = []
     steps: list[IrcotStep] = []
@@ -90,3 +92,30 @@ def ircot_search(question: str, texts: Sequence[str], llm, budget: int = 30, ste
         if _ANSWERED.search(sentence):
             break
     return np.asarray(order, dtype=np.int64), np.asarray(scores), steps
+
+
+@RETRIEVERS.register("ircot")
+class Ircot(Retriever):
+    """IRCoT: one LLM reasoning sentence per step, BM25's ``step_k`` best new passages for each,
+    until the budget or "the answer is"."""
+
+    class Params(Params):
+        step_k: PosInt = 5
+        max_steps: PosInt | None = None   # null: as many as the budget allows
+        max_tokens: PosInt = 48           # one reasoning sentence
+        k1: float = 1.5                   # the BM25 it retrieves with
+        b: float = 0.75
+
+    needs = Requirements(llm=True)
+
+    def search(self, question: str, collection: Collection) -> list[Visit]:
+        llm, p = self.resources.llm, self.params
+        requests = llm.requests
+        positions, scores, steps = ircot_search(question, collection.texts, llm,
+                                                collection.bm25(p.k1, p.b), self.budget,
+                                                p.step_k, p.max_steps, p.max_tokens)
+        self.calls += llm.requests - requests
+        step_of = {pos: s for s, step in enumerate(steps) for pos in step.retrieved}
+        ids = collection.passage_ids
+        return [Visit(ids[pos], (ids[pos],), step_of[pos], float(s))
+                for pos, s in zip(positions, scores)]

@@ -1,31 +1,15 @@
-"""Dense baselines (paper §8.2): exact inner-product search (DPR) and MDR's two-hop beam search."""
+"""MDR (Xiong et al. 2020) as the KGP paper runs it (§8.2): a two-hop beam search over dense
+passage vectors."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import torch
 
-from kgp_kedro.models.devices import resolve_device
-
-
-def inner_product_scores(queries: np.ndarray, passages: np.ndarray,
-                         device: str = "auto") -> np.ndarray:
-    """``queries @ passages.T`` as one batched tensor product on ``device``."""
-    q = torch.as_tensor(np.atleast_2d(queries), dtype=torch.float32, device=resolve_device(device))
-    p = torch.as_tensor(passages, dtype=torch.float32, device=q.device)
-    return (q @ p.T).cpu().numpy().astype(np.float64)
-
-
-def exact_search(queries: np.ndarray, passage_vectors: np.ndarray, top_k: int,
-                 device: str = "auto") -> tuple[np.ndarray, np.ndarray]:
-    """``(scores, positions)`` of the ``top_k`` passages by inner product for each query, best
-    first (ties: earlier passage), as :meth:`VectorIndex.search` returns them."""
-    scores = inner_product_scores(queries, passage_vectors, device)
-    order = np.argsort(-scores, axis=1, kind="stable")[:, :top_k]
-    return np.take_along_axis(scores, order, axis=1), order
-
+from kgp_kedro.config.base import Params, PosInt
+from kgp_kedro.corpus.collection import Collection
+from kgp_kedro.retrievers.base import RETRIEVERS, Requirements, Retriever, Visit
 
 @dataclass(frozen=True)
 class HopPair:
@@ -38,8 +22,8 @@ Search = Callable[[np.ndarray, int], tuple[np.ndarray, np.ndarray]]
 
 
 def mdr_search(question: str, passages: Sequence[str], encode: Callable[[Sequence[str]], np.ndarray],
-               search: Search, first_hop: int = 15, second_hop: int = 3,
-               top_k: int = 30) -> tuple[np.ndarray, np.ndarray, list[HopPair]]:
+               search: Search, first_hop: int, second_hop: int,
+               top_k: int) -> tuple[np.ndarray, np.ndarray, list[HopPair]]:
     """MDR two-hop beam search (paper §8.2; Xiong et al. 2020).
 
     Hop 1: the ``first_hop`` passages nearest the question. Hop 2: for each, the question
@@ -67,3 +51,27 @@ def mdr_search(question: str, passages: Sequence[str], encode: Callable[[Sequenc
             ranked.setdefault(p, pair.score)
     positions = np.array(list(ranked)[:top_k], dtype=np.int64)
     return positions, np.array([ranked[p] for p in positions]), pairs
+
+
+@RETRIEVERS.register("mdr")
+class Mdr(Retriever):
+    """MDR: ``first_hop × second_hop`` passage pairs ranked by the product of their scores."""
+
+    class Params(Params):
+        first_hop: PosInt = 15
+        second_hop: PosInt = 3
+
+    needs = Requirements(embeddings=True)
+
+    def search(self, question: str, collection: Collection) -> list[Visit]:
+        positions, scores, pairs = mdr_search(
+            question, collection.texts, self.encode,
+            lambda queries, top: self.dense_search(collection, queries, top),
+            self.params.first_hop, self.params.second_hop, self.budget)
+        via: dict[int, tuple[int, ...]] = {}
+        for pair in pairs:
+            via.setdefault(pair.first, (pair.first,))
+            via.setdefault(pair.second, (pair.first, pair.second))
+        ids = collection.passage_ids
+        return [Visit(ids[p], tuple(ids[i] for i in via[p]), len(via[p]) - 1, float(s))
+                for p, s in zip(positions, scores)]

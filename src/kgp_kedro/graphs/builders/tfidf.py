@@ -7,8 +7,12 @@ import numpy as np
 from scipy import sparse
 from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 
-from kgp_kedro.graphs.edges import Edges, shared_feature_edges
+from kgp_kedro.config.base import PosInt, Params
+from kgp_kedro.corpus.collection import Collection
+from kgp_kedro.graphs.builders.base import BUILDERS, GraphBuilder
+from kgp_kedro.graphs.features import shared_feature_edges
 from kgp_kedro.graphs.linking import strip_disambiguation
+from kgp_kedro.graphs.model import Edges, Graph, Nodes
 
 
 def _title_phrase(title: str, analyzer) -> str:
@@ -24,8 +28,8 @@ def document_texts(passages: Sequence[str], doc_index: Sequence[int], n_docs: in
     return [" ".join(p) for p in parts]
 
 
-def rank_tfidf_keywords(doc_texts: Sequence[str], ngram_range: tuple[int, int] = (1, 1),
-                        stop_words: str | None = "english") -> list[list[str]]:
+def rank_tfidf_keywords(doc_texts: Sequence[str], ngram_range: tuple[int, int],
+                        stop_words: str | None) -> list[list[str]]:
     """Every term of each document, best TF-IDF score first (IDF over the collection's
     documents). Ties are broken alphabetically, so the ranking is deterministic."""
     vectorizer = TfidfVectorizer(stop_words=stop_words, ngram_range=tuple(ngram_range))
@@ -42,9 +46,8 @@ def rank_tfidf_keywords(doc_texts: Sequence[str], ngram_range: tuple[int, int] =
     return ranking
 
 
-def extract_tfidf_keywords(doc_texts: Sequence[str], n_kw: int,
-                           ngram_range: tuple[int, int] = (1, 1),
-                           stop_words: str | None = "english") -> list[list[str]]:
+def extract_tfidf_keywords(doc_texts: Sequence[str], n_kw: int, ngram_range: tuple[int, int],
+                           stop_words: str | None) -> list[list[str]]:
     """Top ``n_kw`` TF-IDF terms of each document (see :func:`rank_tfidf_keywords`)."""
     if n_kw < 1:
         raise ValueError(f"n_kw must be >= 1, got {n_kw}")
@@ -52,9 +55,8 @@ def extract_tfidf_keywords(doc_texts: Sequence[str], n_kw: int,
 
 
 def build_tfidf_graph(passages: Sequence[str], doc_index: Sequence[int],
-                      doc_titles: Sequence[str], n_kw: int,
-                      ngram_range: tuple[int, int] = (1, 1),
-                      stop_words: str | None = "english",
+                      doc_titles: Sequence[str], n_kw: int, ngram_range: tuple[int, int],
+                      stop_words: str | None, max_evidence: int,
                       keyword_ranking: Sequence[Sequence[str]] | None = None) -> Edges:
     """TF-IDF KG construction (paper §3, "TF-IDF KG Construction").
 
@@ -91,4 +93,27 @@ def build_tfidf_graph(passages: Sequence[str], doc_index: Sequence[int],
         blocks.append(title_vec.transform(passages))
         names.extend(titles)
     incidence = sparse.hstack(blocks).tocsr() if blocks else sparse.csr_matrix((len(passages), 0))
-    return shared_feature_edges(incidence, names, kind="keyword")
+    return shared_feature_edges(incidence, names, "keyword", max_evidence)
+
+
+@BUILDERS.register("tfidf")
+class TfidfBuilder(GraphBuilder):
+    """TF-IDF KG: passages joined by a shared document keyword or title (§3)."""
+
+    class Params(Params):
+        n_kw: PosInt = 10                            # keywords per document (swept in Fig. 5)
+        ngram_range: tuple[PosInt, PosInt] = (1, 1)
+        stop_words: str | None = "english"
+        max_evidence: PosInt = 3                     # shared keywords kept as an edge's evidence
+
+    def build(self, collection: Collection, setting: Params) -> Graph:
+        # one TF-IDF ranking per collection, shared by every n_kw of a sweep
+        ranking = collection.memo(("tfidf keywords", setting.ngram_range, setting.stop_words),
+                                  lambda: rank_tfidf_keywords(
+                                      document_texts(collection.texts, collection.doc_index,
+                                                     len(collection.doc_titles)),
+                                      setting.ngram_range, setting.stop_words))
+        edges = build_tfidf_graph(collection.texts, collection.doc_index, collection.doc_titles,
+                                  setting.n_kw, setting.ngram_range, setting.stop_words,
+                                  setting.max_evidence, keyword_ranking=ranking)
+        return Graph(Nodes.of_passages(collection.passage_ids, collection.texts), edges)

@@ -5,17 +5,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
-
-def _top(scores: np.ndarray, top_k: int) -> tuple[np.ndarray, np.ndarray]:
-    order = np.argsort(-scores, kind="stable")[:top_k]
-    return order, scores[order]
+from kgp_kedro.search.ranking import top_k
 
 
 class Bm25Index:
     """A BM25 index (bm25s; Lucene variant, English stop words) over a collection's passages,
     built once and searched many times."""
 
-    def __init__(self, passages: Sequence[str], k1: float = 1.5, b: float = 0.75) -> None:
+    def __init__(self, passages: Sequence[str], k1: float, b: float) -> None:
         import bm25s
 
         self._bm25s, self.size = bm25s, len(passages)
@@ -35,13 +32,13 @@ class Bm25Index:
             return np.zeros(self.size)
         return np.asarray(self.retriever.get_scores(known), dtype=np.float64)
 
-    def search(self, query: str, top_k: int) -> tuple[np.ndarray, np.ndarray]:
-        """Positions and scores of the ``top_k`` passages (ties: earlier passage first)."""
-        return _top(self.scores(query), top_k)
+    def search(self, query: str, top: int) -> tuple[np.ndarray, np.ndarray]:
+        """Positions and scores of the ``top`` passages (ties: earlier passage first)."""
+        return top_k(self.scores(query), top)
 
 
-def fuzzy_search(query: str, passages: Sequence[str], top_k: int) -> tuple[np.ndarray, np.ndarray]:
-    """The ``top_k`` passages by normalised Levenshtein similarity to ``query`` (paper §8.2,
+def fuzzy_search(query: str, passages: Sequence[str], top: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``top`` passages by normalised Levenshtein similarity to ``query`` (paper §8.2,
     the fuzzy-matching half of the KNN baseline), lower-cased."""
     from rapidfuzz.distance import Levenshtein
     from rapidfuzz.process import cdist
@@ -50,4 +47,4 @@ def fuzzy_search(query: str, passages: Sequence[str], top_k: int) -> tuple[np.nd
         return np.array([], dtype=np.int64), np.array([])
     scores = cdist([query.lower()], [p.lower() for p in passages],
                    scorer=Levenshtein.normalized_similarity, workers=1)[0]
-    return _top(np.asarray(scores, dtype=np.float64), top_k)
+    return top_k(np.asarray(scores, dtype=np.float64), top)

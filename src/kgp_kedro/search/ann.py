@@ -10,11 +10,11 @@ KINDS = ("hnsw", "flat")
 
 
 class VectorIndex:
-    """Inner-product search over passage vectors: ``hnsw`` (approximate, HNSW graph with ``m``
+    """Inner-product search over passage vectors (options: ``pooled.ann``): ``hnsw`` (approximate, HNSW graph with ``m``
     links a node) or ``flat`` (exact). ``build_seconds`` records the build time."""
 
-    def __init__(self, vectors: np.ndarray, kind: str = "hnsw", m: int = 32,
-                 ef_construction: int = 64, ef_search: int = 128) -> None:
+    def __init__(self, vectors: np.ndarray, kind: str, m: int, ef_construction: int,
+                 ef_search: int) -> None:
         import faiss
 
         if kind not in KINDS:
@@ -34,8 +34,8 @@ class VectorIndex:
         self.build_seconds = time.perf_counter() - start
         self.kind, self.size = kind, len(vectors)
 
-    def search(self, queries: np.ndarray, top_k: int) -> tuple[np.ndarray, np.ndarray]:
-        """``(scores, positions)``, each ``len(queries) × min(top_k, size)``, best first."""
+    def search(self, queries: np.ndarray, top: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(scores, positions)``, each ``len(queries) × min(top, size)``, best first."""
         queries = np.ascontiguousarray(np.atleast_2d(queries), dtype=np.float32)
-        scores, positions = self.index.search(queries, min(top_k, self.size))
+        scores, positions = self.index.search(queries, min(top, self.size))
         return scores.astype(np.float64), positions.astype(np.int64)

@@ -1,0 +1,62 @@
+"""Generative agents: KGP-T5 (a seq2seq checkpoint) and KGP-ChatGPT/LLaMA (an instruction
+LLM through the project's LLM interface), both asked the paper's instruction (§8.2)."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from kgp_kedro.agents.base import AGENTS, NEXT_EVIDENCE_INSTRUCTION, GenerativeAgent
+from kgp_kedro.config.base import Params, PosInt
+from kgp_kedro.models import load_seq2seq
+from kgp_kedro.retrievers.base import Requirements, Resources, SkippedMethod
+
+
+@AGENTS.register("seq2seq")
+class Seq2SeqAgent(GenerativeAgent):
+    """KGP-T5: a local seq2seq checkpoint, the instruction prefixed to its input. No T5 weights
+    ship on PyPI, so the method is skipped (with a warning) until ``model_path`` is set."""
+
+    class Params(Params):
+        model_path: str | None = None
+        device: str = "auto"
+        max_new_tokens: PosInt = 64
+        max_length: PosInt = 512      # input tokens kept
+        instruction: str = NEXT_EVIDENCE_INSTRUCTION
+
+    def __init__(self, params: Params, resources: Resources) -> None:
+        super().__init__(params, resources)
+        if not params.model_path:
+            raise SkippedMethod("the seq2seq agent needs agent.model_path: a local Hugging Face "
+                                "seq2seq checkpoint (e.g. a fine-tuned T5)")
+        self.tokenizer, self.model, self.device = load_seq2seq(params.model_path, params.device)
+
+    def generate(self, question: str, path_texts: Sequence[str]) -> str:
+        import torch
+
+        p = self.params
+        prompt = f"{p.instruction} question: {question} evidence: {' '.join(path_texts)}"
+        inputs = self.tokenizer(prompt, return_tensors="pt", truncation=True,
+                                max_length=p.max_length).to(self.device)
+        with torch.no_grad():
+            output = self.model.generate(**inputs, max_new_tokens=p.max_new_tokens,
+                                         do_sample=False)
+        self.calls += 1
+        return self.tokenizer.decode(output[0], skip_special_tokens=True)
+
+
+@AGENTS.register("chat")
+class ChatAgent(GenerativeAgent):
+    """KGP-ChatGPT / KGP-LLaMA: the LLM of parameters_llm.yml, asked the paper's instruction
+    in the Listing 1 format."""
+
+    class Params(Params):
+        max_tokens: PosInt = 64
+        instruction: str = NEXT_EVIDENCE_INSTRUCTION
+
+    needs = Requirements(llm=True)
+
+    def generate(self, question: str, path_texts: Sequence[str]) -> str:
+        prompt = (f"Instruction: {self.params.instruction}\n\n"
+                  f"Input: {' '.join([question, *path_texts])}\n\nOutput:")
+        self.calls += 1
+        return self.resources.llm.complete([{"role": "user", "content": prompt}],
+                                           self.params.max_tokens).text

@@ -1,0 +1,224 @@
+"""The whole parameter tree, validated at once before any node runs (a hook calls
+:func:`validate_parameters` on the session's parameters, ``--env`` and ``--params`` included).
+
+Fixed blocks are the models of :mod:`kgp_kedro.config.sections`; ``kg.variants`` and
+``retrieve.methods`` are validated by the model of the builder / retriever each block names,
+and cross-references (a graph setting that must exist, methods that must be configured) are
+checked here, each error naming its key.
+"""
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import Field
+
+from kgp_kedro.config import sections as s
+from kgp_kedro.config.base import ParameterError, Params, PosInt, setting_label, validate
+from kgp_kedro.graphs.builders import BUILDERS, GraphBuilder
+from kgp_kedro.retrievers import RETRIEVERS, Requirements, Retriever
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A KG variant: its builder, fixed options and density settings (``label``, params)."""
+
+    name: str
+    builder: type[GraphBuilder]
+    params: Params
+    swept: tuple[str, ...]
+    settings: tuple[tuple[str, Params], ...]
+
+    @property
+    def embeddings(self) -> str | None:
+        return self.builder.embeddings_of(self.params)
+
+    def make_builder(self, features=None, **options: Any) -> GraphBuilder:
+        return self.builder(self.params, features, **options)
+
+
+def parse_variant(name: str, raw: Any, key: str) -> Variant:
+    if not isinstance(raw, Mapping) or "builder" not in raw:
+        raise ParameterError(key, f"a KG variant needs 'builder' (one of {BUILDERS.names()})")
+    try:
+        builder = BUILDERS.get(raw["builder"])
+    except KeyError as exc:
+        raise ParameterError(f"{key}.builder", str(exc.args[0])) from None
+    options = {k: v for k, v in raw.items() if k not in ("builder", "sweep")}
+    params = validate(builder.Params, options, key)
+    sweep = raw.get("sweep") or {}
+    if not isinstance(sweep, Mapping):
+        raise ParameterError(f"{key}.sweep", "expected {hyperparameter: [values]}")
+    for hyper in sweep:
+        if hyper not in builder.Params.model_fields:
+            raise ParameterError(f"{key}.sweep.{hyper}", f"not a hyperparameter of the "
+                                 f"{raw['builder']} builder ({', '.join(builder.Params.model_fields)})")
+    values = {h: v if isinstance(v, list) else [v] for h, v in sweep.items()}
+    settings = []
+    for combo in itertools.product(*values.values()):
+        chosen = dict(zip(values, combo))
+        try:
+            setting = validate(builder.Params, {**options, **chosen}, key)
+        except ParameterError as exc:
+            raise ParameterError(f"{key}.sweep", f"{setting_label(chosen)}: {exc.reason}") from None
+        settings.append((setting_label({h: getattr(setting, h) for h in chosen}) or "default",
+                         setting))
+    return Variant(name, builder, params, tuple(values), tuple(settings))
+
+
+@dataclass(frozen=True)
+class Method:
+    """A retrieval method: its retriever class, options and requirements."""
+
+    name: str
+    retriever: type[Retriever]
+    params: Params
+
+    @property
+    def requirements(self) -> Requirements:
+        return self.retriever.requirements(self.params)
+
+
+def parse_method(name: str, raw: Any, key: str) -> Method:
+    if not isinstance(raw, Mapping) or "method" not in raw:
+        raise ParameterError(key, f"a retrieval method needs 'method' (one of "
+                                  f"{RETRIEVERS.names()})")
+    try:
+        retriever = RETRIEVERS.get(raw["method"])
+    except KeyError as exc:
+        raise ParameterError(f"{key}.method", str(exc.args[0])) from None
+    params = validate(retriever.Params, {k: v for k, v in raw.items() if k != "method"}, key)
+    return Method(name, retriever, params)
+
+
+class GraphRef(Params):
+    variant: str = "tagme"
+    setting: dict[str, Any] = Field(default_factory=lambda: {"prior_threshold": 0.8})
+
+
+class RetrieveBlock(Params):
+    budget: PosInt = 30            # context passages per question, every method (§8.2)
+    graph: GraphRef = Field(default_factory=GraphRef)   # the KG KGP traverses (Table 2: TAGME)
+    embeddings: str = "minilm"     # the embed.encoders entry of the dense methods
+    methods: dict[str, Any] = Field(min_length=1)
+
+
+class KgBlock(Params):
+    variants: dict[str, Any] = Field(min_length=1)
+
+
+class PooledBlock(Params):
+    methods: list[str] = Field(default_factory=list)
+    graph: dict[str, Any] = Field(default_factory=lambda: {"builder": "knn", "k": 10})
+    ann: s.AnnParams = Field(default_factory=s.AnnParams)
+
+
+SECTIONS: dict[str, type[Params]] = {
+    "ingest": s.IngestParams, "passages": s.PassagesParams, "embed": s.EmbedParams,
+    "kg": KgBlock, "kg_quality": s.KgQualityParams, "retrieve": RetrieveBlock,
+    "pooled": PooledBlock, "retrieval_quality": s.RetrievalQualityParams, "llm": s.LLMParams,
+    "read": s.ReadParams, "score": s.ScoreParams, "report": s.ReportParams,
+}
+
+
+@dataclass(frozen=True)
+class Parameters:
+    """The validated parameter tree."""
+
+    ingest: s.IngestParams
+    passages: s.PassagesParams
+    embed: s.EmbedParams
+    variants: dict[str, Variant]
+    kg_quality: s.KgQualityParams
+    retrieve: RetrieveBlock
+    graph_setting: str            # the label of retrieve.graph's setting in kg_edges_<variant>
+    methods: dict[str, Method]
+    pooled: PooledBlock
+    pooled_graph: Variant
+    retrieval_quality: s.RetrievalQualityParams
+    llm: s.LLMParams
+    read: s.ReadParams
+    score: s.ScoreParams
+    report: s.ReportParams
+
+    def encoder(self, name: str) -> s.EncoderParams:
+        return self.embed.encoders[name]
+
+
+def _known(values: list[str], allowed: Mapping[str, Any] | list[str], key: str, what: str) -> None:
+    for i, value in enumerate(values):
+        if value not in allowed:
+            raise ParameterError(f"{key}[{i}]", f"{value!r} is not {what} "
+                                 f"(configured: {', '.join(allowed)})")
+
+
+def validate_parameters(raw: Mapping[str, Any]) -> Parameters:
+    """Validate a whole parameter tree (as Kedro's config loader returns it)."""
+    unknown = sorted(set(raw) - set(SECTIONS))
+    if unknown:
+        raise ParameterError(unknown[0], f"unknown parameter block; the blocks are "
+                                         f"{', '.join(SECTIONS)}")
+    if "ingest" not in raw:
+        raise ParameterError("ingest", "missing: configure ingest.sources")
+    blocks = {name: validate(model, raw.get(name), name) for name, model in SECTIONS.items()}
+    variants = {name: parse_variant(name, spec, f"kg.variants.{name}")
+                for name, spec in blocks["kg"].variants.items()}
+    methods = {name: parse_method(name, spec, f"retrieve.methods.{name}")
+               for name, spec in blocks["retrieve"].methods.items()}
+    encoders = blocks["embed"].encoders
+    for name, variant in variants.items():
+        if variant.embeddings is not None and variant.embeddings not in encoders:
+            raise ParameterError(f"kg.variants.{name}.embeddings",
+                                 f"{variant.embeddings!r} is not an embed.encoders entry "
+                                 f"(configured: {', '.join(encoders)})")
+    retrieve: RetrieveBlock = blocks["retrieve"]
+    if retrieve.embeddings not in encoders:
+        raise ParameterError("retrieve.embeddings", f"{retrieve.embeddings!r} is not an "
+                             f"embed.encoders entry (configured: {', '.join(encoders)})")
+    graph_setting = _graph_setting(retrieve.graph, variants,
+                                   any(m.requirements.graph for m in methods.values()))
+    pooled: PooledBlock = blocks["pooled"]
+    _known(pooled.methods, methods, "pooled.methods", "a retrieve.methods entry")
+    pooled_graph = parse_variant("pooled", pooled.graph, "pooled.graph")
+    if pooled_graph.builder.name != "knn":
+        raise ParameterError("pooled.graph.builder", "the pooled setting builds a knn graph "
+                             "(through a faiss index)")
+    rq: s.RetrievalQualityParams = blocks["retrieval_quality"]
+    _known(rq.collection_size.methods, methods, "retrieval_quality.collection_size.methods",
+           "a retrieve.methods entry")
+    report: s.ReportParams = blocks["report"]
+    _known(report.table1_methods or [], methods, "report.table1_methods",
+           "a retrieve.methods entry")
+    _known(report.table2_methods, methods, "report.table2_methods", "a retrieve.methods entry")
+    _known([m for m in blocks["read"].prompt_styles if m != "default"], methods,
+           "read.prompt_styles", "a retrieve.methods entry")
+    return Parameters(
+        ingest=blocks["ingest"], passages=blocks["passages"], embed=blocks["embed"],
+        variants=variants, kg_quality=blocks["kg_quality"], retrieve=retrieve,
+        graph_setting=graph_setting, methods=methods, pooled=pooled, pooled_graph=pooled_graph,
+        retrieval_quality=rq, llm=blocks["llm"], read=blocks["read"], score=blocks["score"],
+        report=report)
+
+
+def _graph_setting(ref: GraphRef, variants: dict[str, Variant], needed: bool) -> str:
+    """The ``setting`` label of ``retrieve.graph`` in its variant's edge table."""
+    if ref.variant not in variants:
+        if not needed:
+            return ""
+        raise ParameterError("retrieve.graph.variant", f"{ref.variant!r} is not a kg.variants "
+                             f"entry (configured: {', '.join(variants)})")
+    variant = variants[ref.variant]
+    if set(ref.setting) != set(variant.swept):
+        raise ParameterError("retrieve.graph.setting", f"give a value for each swept "
+                             f"hyperparameter of kg.variants.{ref.variant}: "
+                             f"{', '.join(variant.swept) or '(none: use {})'}")
+    chosen = validate(variant.builder.Params, {**variant.params.model_dump(), **ref.setting},
+                      "retrieve.graph.setting")
+    label = setting_label({h: getattr(chosen, h) for h in variant.swept}) or "default"
+    labels = [lbl for lbl, _ in variant.settings]
+    if label not in labels:
+        raise ParameterError("retrieve.graph.setting", f"{label} is not among the settings built "
+                             f"for kg.variants.{ref.variant} ({', '.join(labels)})")
+    return label

@@ -1,0 +1,127 @@
+"""The fixed parameter blocks, one model per ``parameters_<stage>.yml`` block. Defaults are the
+papers' values (KGP §8.1-8.2 unless noted). The blocks whose shape depends on a registered
+algorithm (``kg.variants``, ``retrieve.methods``) are parsed in :mod:`kgp_kedro.config.project`.
+"""
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from kgp_kedro.config.base import Int, NonNegInt, Params, PosInt
+
+DATASETS = ("hotpotqa", "musique", "2wikimultihopqa", "documents")
+
+
+class Source(Params):
+    dataset: Literal["hotpotqa", "musique", "2wikimultihopqa", "documents"]
+    path: str
+    limit: NonNegInt | None = None      # the first N questions; null: all
+    name: str | None = None             # default: the dataset (file stem appended when repeated)
+
+
+class IngestParams(Params):
+    sources: list[Source] = Field(min_length=1)
+    negatives_per_question: NonNegInt = 20   # seeded negative documents per collection (§8.1)
+    seed: Int = 42
+    qa_questions_per_source: PosInt | None = 3   # questions the reader answers; null: all
+
+
+class PassagesParams(Params):
+    sentence_level: bool = True   # one passage per dataset sentence (HotpotQA, 2Wiki)
+    max_chars: PosInt = 250       # elsewhere: sentences packed up to this length (§8.1)
+
+
+class EncoderParams(Params):
+    model: str = "all-MiniLM-L6-v2"   # packaged offline copy; or a local path / hub name
+    device: str = "auto"
+    batch_size: PosInt = 64
+
+
+class EmbedParams(Params):
+    encoders: dict[str, EncoderParams] = Field(default_factory=lambda: {"minilm": EncoderParams()})
+
+
+class KgQualityParams(Params):
+    seeds: PosInt = 5   # TF-IDF seed passages per question (reference count_nei_overlap)
+
+
+class AnnParams(Params):
+    kind: Literal["hnsw", "flat"] = "hnsw"
+    m: PosInt = 32
+    ef_construction: PosInt = 64
+    ef_search: PosInt = 128
+
+
+class CollectionSizeParams(Params):
+    negatives: list[NonNegInt] = Field(default_factory=lambda: [0, 5, 10, 20, 40])
+    questions_per_source: PosInt = 50
+    methods: list[str] = Field(default_factory=lambda: ["bm25", "dpr", "kgp_tfidf", "kgp_encoder"])
+
+
+class RetrievalQualityParams(Params):
+    ks: list[PosInt] = Field(default_factory=lambda: [1, 2, 5, 10, 20, 30])
+    branching_factors: list[PosInt] = Field(default_factory=lambda: [1, 2, 3, 5, 10])  # Fig. 7a-b
+    collection_size: CollectionSizeParams = Field(default_factory=CollectionSizeParams)  # Fig. 7c
+
+
+class SamplingParams(Params):
+    temperature: float = 0.0
+    max_tokens: PosInt = 32        # the reader answers "in less than 6 words"
+    seed: Int | None = 0
+
+
+class LocalLLMParams(Params):
+    model: str = "qwen2.5-coder-0.5b-instruct-q4_k_m"
+    model_path: str | None = None
+    cache_dir: str | None = "data/06_models"
+    n_ctx: PosInt = 4096
+    n_threads: PosInt | None = None
+    device: str = "auto"
+
+
+class OpenAILLMParams(Params):
+    model: str = "gpt-3.5-turbo"   # the paper's reader
+    base_url: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    timeout: float = 60.0
+    max_retries: NonNegInt = 4
+    concurrency: PosInt = 4
+    context_window: PosInt = 16385
+    chars_per_token: float = 3.5
+
+
+class LLMParams(Params):
+    backend: Literal["local", "openai"] = "local"
+    cache: str | None = "data/07_model_output/llm_calls.sqlite"
+    sampling: SamplingParams = Field(default_factory=SamplingParams)
+    local: LocalLLMParams = Field(default_factory=LocalLLMParams)
+    openai: OpenAILLMParams = Field(default_factory=OpenAILLMParams)
+
+
+class ReadParams(Params):
+    prompt_styles: dict[str, Literal["numbered", "paths"]] = Field(
+        default_factory=lambda: {"default": "numbered"})
+    margin_tokens: NonNegInt = 32   # kept free in the window for chat-template tokens
+    system_prompt: str | None = ("Reply with the answer only: a short phrase (a name, date, "
+                                 "number, yes or no), not a sentence.")
+
+    def style(self, method: str) -> str:
+        return self.prompt_styles.get(method, self.prompt_styles.get("default", "numbered"))
+
+
+class ScoreParams(Params):
+    judge: bool = False             # the paper's Acc: the Listing 5 LLM judge
+    judge_max_tokens: PosInt = 4
+
+
+class ReportParams(Params):
+    table1_methods: list[str] | None = None
+    table2_methods: list[str] = Field(default_factory=lambda: [
+        "kgp_random", "kgp_tfidf", "kgp_encoder", "kgp_t5", "kgp_chat"])
+    figure_metric: Literal["em", "f1", "acc", "judge_acc"] = "f1"
+
+
+def plain(params: Params) -> dict[str, Any]:
+    """A model back as the plain dict a Kedro parameter would be."""
+    return params.model_dump(mode="python")

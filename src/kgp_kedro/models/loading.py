@@ -1,0 +1,31 @@
+"""The one place models are loaded: sentence encoders and seq2seq checkpoints, each once per
+process and configuration (LLMs: :func:`kgp_kedro.llm.make_llm`)."""
+from __future__ import annotations
+
+from functools import lru_cache
+
+
+@lru_cache(maxsize=8)
+def _encoder(model: str, device: str, batch_size: int):
+    from kgp_kedro.models.encoders import SentenceEncoder
+
+    return SentenceEncoder(model=model, device=device, batch_size=batch_size)
+
+
+def load_encoder(params):
+    """The :class:`~kgp_kedro.models.encoders.SentenceEncoder` of an ``embed.encoders`` entry
+    (:class:`kgp_kedro.config.sections.EncoderParams`)."""
+    return _encoder(params.model, params.device, params.batch_size)
+
+
+@lru_cache(maxsize=2)
+def load_seq2seq(model_path: str, device: str):
+    """``(tokenizer, model, device)`` of a local Hugging Face seq2seq checkpoint (KGP-T5)."""
+    from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
+
+    from kgp_kedro.models.devices import resolve_device
+
+    resolved = resolve_device(device)
+    tokenizer = AutoTokenizer.from_pretrained(model_path)
+    model = AutoModelForSeq2SeqLM.from_pretrained(model_path).to(resolved).eval()
+    return tokenizer, model, resolved

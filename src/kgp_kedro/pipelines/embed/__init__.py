@@ -1,0 +1,1 @@
+"""embed: passage embeddings, one namespace per encoder of ``embed.encoders``."""

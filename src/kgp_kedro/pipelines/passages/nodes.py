@@ -1,0 +1,16 @@
+"""Node of the passages stage."""
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from kgp_kedro.config import validate
+from kgp_kedro.config.sections import PassagesParams
+from kgp_kedro.corpus import split_passages
+
+
+def split_into_passages(documents: pd.DataFrame, passages: dict[str, Any]) -> pd.DataFrame:
+    """Every document split into passages (``passages.sentence_level``, ``max_chars``)."""
+    params = validate(PassagesParams, passages, "passages")
+    return split_passages(documents, params.sentence_level, params.max_chars)

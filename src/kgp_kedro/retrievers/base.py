@@ -1,0 +1,112 @@
+"""The retriever interface: a question and its collection in, ranked passages out, each with
+the path that reached it.
+
+A method is one module with a :class:`Retriever` subclass registered under the ``method``
+name of its ``retrieve.methods`` block: its ``Params`` model holds the method's options with
+the paper's defaults, and :meth:`Retriever.requirements` says what the pipeline must hand it
+(a KG, passage embeddings, the LLM).
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from kgp_kedro.config.base import Params
+from kgp_kedro.corpus.collection import Collection
+from kgp_kedro.registry import Registry
+
+
+@dataclass(frozen=True)
+class Visit:
+    """A retrieved passage: the path that reached it (seed first), its hop and its score."""
+
+    passage_id: str
+    path: tuple[str, ...]
+    hop: int
+    score: float
+
+
+@dataclass(frozen=True)
+class Requirements:
+    """What a method needs besides the questions and passages."""
+
+    graph: bool = False        # the KG of ``retrieve.graph``
+    embeddings: bool = False   # passage embeddings and their encoder (``retrieve.embeddings``)
+    llm: bool = False          # the LLM of parameters_llm.yml (runs on the QA questions only)
+
+    def __or__(self, other: "Requirements") -> "Requirements":
+        return Requirements(self.graph or other.graph, self.embeddings or other.embeddings,
+                            self.llm or other.llm)
+
+
+@dataclass(frozen=True)
+class Resources:
+    """What the pipeline hands a method: the context budget and the models it requires."""
+
+    budget: int
+    encoder: Any = None   # kgp_kedro.models.encoders.SentenceEncoder
+    llm: Any = None       # kgp_kedro.llm.LLMClient
+
+
+class SkippedMethod(RuntimeError):
+    """A configured method that cannot run here (e.g. no local checkpoint configured)."""
+
+
+class Retriever(ABC):
+    name: ClassVar[str]
+    Params: ClassVar[type[Params]]
+    needs: ClassVar[Requirements] = Requirements()
+
+    def __init__(self, params: Params, resources: Resources) -> None:
+        self.params, self.resources = params, resources
+        self.budget = resources.budget
+        self.calls = 0  # model calls (encoder batches, LLM requests)
+
+    @classmethod
+    def requirements(cls, params: Params) -> Requirements:
+        return cls.needs
+
+    def model_calls(self) -> int:
+        return self.calls
+
+    def retrieve(self, question: str, collection: Collection) -> list[Visit]:
+        """Up to ``budget`` passages for ``question`` (none from an empty collection)."""
+        if not collection.passage_ids:
+            return []
+        return self.search(question, collection)
+
+    @abstractmethod
+    def search(self, question: str, collection: Collection) -> list[Visit]:
+        ...
+
+    # shared by the dense methods ------------------------------------------------------------
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        if self.resources.encoder is None:
+            raise ValueError(f"method {self.name} needs an encoder")
+        self.calls += 1
+        return self.resources.encoder.encode(texts)
+
+    def dense_search(self, collection: Collection, queries: np.ndarray,
+                     top: int) -> tuple[np.ndarray, np.ndarray]:
+        return collection.vector_search(queries, top, self.resources.encoder.device)
+
+    def nearest(self, question: str, collection: Collection,
+                top: int) -> tuple[np.ndarray, np.ndarray]:
+        """DPR: positions and scores of the ``top`` passages nearest the question."""
+        scores, positions = self.dense_search(collection, self.encode([question]), top)
+        keep = positions[0] >= 0  # faiss pads with -1 when it finds fewer
+        return positions[0][keep], scores[0][keep]
+
+
+def ranked_visits(collection: Collection, positions: np.ndarray,
+                  scores: np.ndarray) -> list[Visit]:
+    """One-hop visits of the passages at ``positions``, in order."""
+    ids = collection.passage_ids
+    return [Visit(ids[i], (ids[i],), 0, float(s)) for i, s in zip(positions, scores)]
+
+
+RETRIEVERS: Registry[Retriever] = Registry("retrieval method", "kgp_kedro.retrievers")

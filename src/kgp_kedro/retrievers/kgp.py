@@ -1,0 +1,67 @@
+"""KGP (§4, §8.2): TF-IDF seeds, then Algorithm 1 over the KG of ``retrieve.graph`` with a
+traversal agent (``agent.kind``, :mod:`kgp_kedro.agents`)."""
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field, field_validator
+
+from kgp_kedro.agents.base import AGENTS, TraversalAgent
+from kgp_kedro.config.base import NonNegInt, Params, PosInt, validate
+from kgp_kedro.corpus.collection import Collection
+from kgp_kedro.retrievers.base import RETRIEVERS, Requirements, Resources, Retriever, Visit
+from kgp_kedro.retrievers.traversal import traverse
+
+
+def parse_agent(raw: Any, key: str) -> tuple[type[TraversalAgent], Params]:
+    """The agent class named by ``raw['kind']`` and its validated options."""
+    from kgp_kedro.config.base import ParameterError
+
+    if not isinstance(raw, dict) or "kind" not in raw:
+        raise ParameterError(key, f"expected {{kind: <agent>, ...}} with kind one of "
+                                  f"{AGENTS.names()}")
+    try:
+        cls = AGENTS.get(raw["kind"])
+    except KeyError as exc:
+        raise ParameterError(f"{key}.kind", str(exc.args[0])) from None
+    return cls, validate(cls.Params, {k: v for k, v in raw.items() if k != "kind"}, key)
+
+
+@RETRIEVERS.register("kgp")
+class Kgp(Retriever):
+    class Params(Params):
+        seeds: PosInt = 10             # TF-IDF seed passages (§8.2: 10 first-hop passages)
+        branching_factor: PosInt = 3   # neighbours visited per path (§8.2: 3)
+        max_hops: NonNegInt = 2        # steps past the seed
+        agent: dict[str, Any] = Field(default_factory=lambda: {"kind": "tfidf"})
+
+        @field_validator("agent")
+        @classmethod
+        def _known_agent(cls, value: dict[str, Any]) -> dict[str, Any]:
+            parse_agent(value, "agent")
+            return value
+
+    @classmethod
+    def requirements(cls, params: Params) -> Requirements:
+        agent_cls, options = parse_agent(params.agent, "agent")
+        return Requirements(graph=True) | agent_cls.requirements(options)
+
+    def __init__(self, params: Params, resources: Resources) -> None:
+        super().__init__(params, resources)
+        agent_cls, options = parse_agent(params.agent, "agent")
+        self.agent: TraversalAgent = agent_cls(options, resources)
+
+    def model_calls(self) -> int:
+        return self.calls + self.agent.calls
+
+    def search(self, question: str, collection: Collection) -> list[Visit]:
+        if collection.graph is None:
+            raise ValueError("KGP needs the collection's KG")
+        p = self.params
+        order, scores = collection.tfidf().search(question, p.seeds)
+        graph = collection.graph
+        return traverse([collection.passage_ids[i] for i in order], scores,
+                        lambda node: graph.neighbors(node, kind="passage"),
+                        lambda path, candidates: self.agent.score(question, path, candidates,
+                                                                  collection),
+                        p.branching_factor, self.budget, p.max_hops)

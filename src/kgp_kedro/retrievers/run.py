@@ -1,0 +1,94 @@
+"""Running one retriever over every question: the ``retrieved_<method>`` table."""
+from __future__ import annotations
+
+import logging
+import time
+
+import numpy as np
+import pandas as pd
+from tqdm.auto import tqdm
+
+from kgp_kedro.corpus.collection import Collection
+from kgp_kedro.graphs.build import GraphTables, attach
+from kgp_kedro.models.embeddings import EmbeddingLookup
+from kgp_kedro.retrievers.base import Resources, Retriever, SkippedMethod
+
+logger = logging.getLogger(__name__)
+
+RETRIEVED_COLUMNS = ["source", "scope", "question_id", "collection_id", "method", "rank",
+                     "passage_id", "score", "hop", "path", "latency_ms", "calls"]
+
+
+class CollectionSource:
+    """Collections of a passages table with what a method needs attached (a KG setting,
+    passage embeddings, a faiss index). The last collection is kept for the next question,
+    which often shares it (a documents source, the pooled setting); only one, so memory does
+    not grow with the run."""
+
+    def __init__(self, passages: pd.DataFrame, graphs: GraphTables | None = None,
+                 setting: str | None = None, embeddings: EmbeddingLookup | None = None,
+                 ann: dict | None = None) -> None:
+        self._groups = dict(tuple(passages.groupby("collection_id", sort=False)))
+        self.graphs, self.setting, self.embeddings, self.ann = graphs, setting, embeddings, ann
+        self._last: Collection | None = None
+
+    def __contains__(self, collection_id: str) -> bool:
+        return collection_id in self._groups
+
+    def get(self, collection_id: str) -> Collection:
+        if self._last is None or self._last.collection_id != collection_id:
+            collection = attach(Collection.from_passages(collection_id, self._groups[collection_id],
+                                                         ann=self.ann),
+                                self.graphs, self.setting, self.embeddings)
+            index = collection.vector_index()  # built here, not inside a question's latency
+            if index is not None:
+                logger.info("%s: faiss %s index of %d passages built in %.2f s", collection_id,
+                            index.kind, index.size, index.build_seconds)
+            self._last = collection
+        return self._last
+
+
+def run_retriever(retriever: Retriever, questions: pd.DataFrame, collections: CollectionSource,
+                  name: str, scope: str = "per_question") -> pd.DataFrame:
+    """Ranked passages of method ``name`` for every question: one row per passage, with the
+    path, hop, latency and model calls; a question with no passage (the ``none`` method) keeps
+    one row with a null passage so its latency is recorded. ``scope`` labels the rows
+    (``per_question`` or ``pooled``)."""
+    rows = []
+    for q in tqdm(questions.itertuples(index=False), total=len(questions),
+                  desc=f"retrieve {name}", leave=False, disable=None):
+        if q.collection_id not in collections:
+            continue
+        collection = collections.get(q.collection_id)
+        calls_before = retriever.model_calls()
+        start = time.perf_counter()
+        visits = retriever.retrieve(q.question, collection)
+        latency = 1000 * (time.perf_counter() - start)
+        base = {"source": q.source, "scope": scope, "question_id": q.question_id,
+                "collection_id": q.collection_id, "method": name, "latency_ms": latency,
+                "calls": retriever.model_calls() - calls_before}
+        if not visits:
+            rows.append({**base, "rank": -1, "passage_id": None, "score": np.nan, "hop": -1,
+                         "path": ""})
+        for rank, v in enumerate(visits):
+            rows.append({**base, "rank": rank, "passage_id": v.passage_id, "score": v.score,
+                         "hop": v.hop, "path": " > ".join(v.path)})
+    return pd.DataFrame(rows, columns=RETRIEVED_COLUMNS)
+
+
+def retrieve_all(questions: pd.DataFrame, passages: pd.DataFrame, method, budget: int,
+                 encoder=None, llm=None, graphs: GraphTables | None = None,
+                 setting: str | None = None, embeddings: EmbeddingLookup | None = None,
+                 ann: dict | None = None, scope: str = "per_question",
+                 label: str | None = None) -> pd.DataFrame:
+    """``retrieved_<method>`` of a configured :class:`~kgp_kedro.config.project.Method` (an
+    empty table, with a warning, when the method cannot run here). ``encoder`` and ``llm`` are
+    loaded models, handed only to methods that require them."""
+    name = label or method.name
+    try:
+        retriever = method.retriever(method.params, Resources(budget, encoder, llm))
+    except SkippedMethod as skipped:
+        logger.warning("retrieval method %s skipped: %s", name, skipped)
+        return pd.DataFrame(columns=RETRIEVED_COLUMNS)
+    source = CollectionSource(passages, graphs, setting, embeddings, ann)
+    return run_retriever(retriever, questions, source, name, scope)
