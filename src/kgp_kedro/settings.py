@@ -5,7 +5,8 @@ https://docs.kedro.org/en/stable/configure/configuration_basics/#configuration""
 # Instantiated project hooks (executed in a Last-In-First-Out order).
 from kgp_kedro.hooks import CredentialsToEnvironment, ValidateParameters
 
-HOOKS = (ValidateParameters(), CredentialsToEnvironment())
+from kgp_kedro.run_integrity import RunIntegrity  # a failed or killed run leaves no version
+HOOKS = (RunIntegrity(), ValidateParameters(), CredentialsToEnvironment())
 
 # Installed plugins for which to disable hook auto-registration.
 # DISABLE_HOOKS_FOR_PLUGINS = ("kedro-viz",)
