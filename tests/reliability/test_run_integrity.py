@@ -42,7 +42,7 @@ def test_a_complete_run_is_recorded_in_the_manifest(project):
     assert load_latest(project) == COMPLETE
 
 
-@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
 def test_kill_mid_save_then_a_later_load_gets_the_previous_complete_version(project, sig):
     """SIGKILL (and SIGTERM, whose default action runs no Python code either)."""
     before = versions(project)
