@@ -1,14 +1,31 @@
 """SF-EM, precision, recall, density: the paper's definitions worked by hand."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-from kgp_kedro.evaluation import graph_stats, neighbourhood_scores
-from kgp_kedro.graphs import Adjacency
+from kgp_kedro.evaluation import graph_stats, kg_quality_rows, neighbourhood_scores, seed_passages
+from kgp_kedro.graphs import Edges, Graph, Nodes
+from kgp_kedro.graphs.build import GraphTables, build_variant
+from kgp_kedro.graphs.builders.tfidf import TfidfBuilder
+from kgp_kedro.search import tfidf_search
+
+
+def _graph(nodes, edges):
+    """A passage graph from ``(src, dst, directed)`` triples of node ids."""
+    position = {n: i for i, n in enumerate(nodes)}
+    n = len(edges)
+    return Graph(Nodes.of_passages(nodes, nodes),
+                 Edges(np.array([position[s] for s, _, _ in edges], dtype=np.int64),
+                       np.array([position[d] for _, d, _ in edges], dtype=np.int64),
+                       np.ones(n), [""] * n,
+                       ["knn" if directed else "keyword" for _, _, directed in edges],
+                       [directed for _, _, directed in edges], ["{}"] * n))
+
 
 #   a - b - c      d -> e (directed, KNN-style)      f isolated
 NODES = ["a", "b", "c", "d", "e", "f"]
-ADJ = Adjacency(NODES, src=["a", "b", "d"], dst=["b", "c", "e"], directed=[False, False, True])
+ADJ = _graph(NODES, [("a", "b", False), ("b", "c", False), ("d", "e", True)])
 
 
 def test_sf_em_precision_recall_by_hand():
@@ -24,7 +41,7 @@ def test_sf_em_precision_recall_by_hand():
 def test_directed_edges_are_followed_forward_only():
     assert neighbourhood_scores(ADJ, ["d"], ["e"]).sf_em == 1.0   # d -> e
     assert neighbourhood_scores(ADJ, ["e"], ["d"]).sf_em == 0.0   # e does not reach d
-    assert ADJ.neighbors("e") == set()
+    assert ADJ.neighbors("e") == []
 
 
 def test_seeds_are_counted_once_and_unlabelled_questions_raise():
@@ -37,11 +54,42 @@ def test_seeds_are_counted_once_and_unlabelled_questions_raise():
 def test_density_and_average_neighbours_by_hand():
     stats = graph_stats(ADJ)
     # 3 joined pairs out of 6*5/2 = 15; neighbours a1 b2 c1 d1 e0 f0 -> 5/6
+    assert stats["n_nodes"] == 6
     assert stats["n_edges"] == 3
     assert stats["density"] == pytest.approx(3 / 15)
     assert stats["avg_neighbors"] == pytest.approx(5 / 6)
 
 
 def test_a_mutual_knn_pair_is_one_edge():
-    adj = Adjacency(["x", "y"], ["x", "y"], ["y", "x"], [True, True])
+    adj = _graph(["x", "y"], [("x", "y", True), ("y", "x", True)])
     assert adj.n_edges() == 1 and adj.density() == 1.0 and adj.avg_neighbors() == 1.0
+
+
+def test_seeds_and_quality_rows_on_real_collections(hotpot_passages):
+    questions, passages = hotpot_passages
+    seeds = seed_passages(questions, passages, 5)
+    assert len(seeds) == 5 * len(questions)
+    q = questions.iloc[0]
+    ps = passages[passages["collection_id"] == q.collection_id]
+    order, _ = tfidf_search(q.question, ps["text"].tolist(), 5)
+    assert seeds[seeds["question_id"] == q.question_id]["passage_id"].tolist() == \
+        ps["passage_id"].to_numpy()[order].tolist()
+
+    settings = [(f"n_kw={n}", TfidfBuilder.Params(n_kw=n)) for n in (1, 10)]
+    nodes, edges = build_variant(passages, TfidfBuilder(TfidfBuilder.Params()), settings, "tfidf")
+    tables = GraphTables(nodes, edges)
+    rows = kg_quality_rows(questions, passages, seeds, tables, "tfidf")
+    assert len(rows) == 2 * len(questions) and set(rows["setting"]) == {"n_kw=1", "n_kw=10"}
+    # each row is neighbourhood_scores on the collection's graph under its setting
+    row = rows[(rows["question_id"] == q.question_id) & (rows["setting"] == "n_kw=10")].iloc[0]
+    graph = tables.graph(q.collection_id, "n_kw=10")
+    expected = neighbourhood_scores(graph, seeds[seeds["question_id"] == q.question_id]
+                                    ["passage_id"], ps.loc[ps["is_supporting"], "passage_id"])
+    assert (row["n_hit"], row["recall"], row["sf_em"]) == (expected.n_hit, expected.recall,
+                                                           expected.sf_em)
+    assert row["n_nodes"] == len(ps) and row["density"] == pytest.approx(graph.density())
+    # more keywords: a denser graph and a neighbourhood that covers at least as much
+    dense, sparse = (rows[rows["setting"] == s].set_index("question_id") for s in
+                     ("n_kw=10", "n_kw=1"))
+    assert (dense["n_edges"] >= sparse["n_edges"]).all()
+    assert (dense["recall"] >= sparse["recall"]).all()
