@@ -35,15 +35,60 @@ def resolve_model_path(model: str) -> str:
     return model
 
 
+_DTYPES = {"float32": "float32", "fp32": "float32", "bfloat16": "bfloat16", "bf16": "bfloat16"}
+
+
+def cpu_supports_bf16() -> bool:
+    """Whether this CPU computes bf16 natively (AVX512-BF16 or AMX-BF16), from the kernel's CPU
+    flags. Without them (or where /proc/cpuinfo is absent: macOS, Windows) bf16 matrix products
+    are emulated and no faster than fp32. ``torch.backends.cpu.get_cpu_capability()`` does not
+    tell: it says ``AVX512`` with or without the BF16 extension."""
+    try:
+        flags = set(Path("/proc/cpuinfo").read_text().split())
+    except OSError:
+        return False
+    return bool(flags & {"avx512_bf16", "amx_bf16"})
+
+
+def resolve_dtype(dtype: str, device: str) -> str:
+    """``'float32'`` or ``'bfloat16'``: the precision the encoder's weights run in.
+
+    ``auto``: bf16 on a CUDA GPU that supports it, bf16 on a CPU with native bf16 instructions,
+    fp32 elsewhere (MPS, older CPUs). ``float32`` / ``bfloat16`` (or ``fp32`` / ``bf16``) force one.
+    """
+    if dtype != "auto":
+        try:
+            return _DTYPES[dtype]
+        except KeyError:
+            raise ValueError(f"encoder dtype {dtype!r}: expected auto, float32 or bfloat16") from None
+    if device.startswith("cuda"):
+        import torch
+
+        return "bfloat16" if torch.cuda.is_bf16_supported() else "float32"
+    if device == "cpu":
+        return "bfloat16" if cpu_supports_bf16() else "float32"
+    return "float32"
+
+
 class SentenceEncoder:
-    """A sentence-transformers model on ``device`` (``auto``: GPU when present)."""
+    """A sentence-transformers model on ``device`` (``auto``: GPU when present), its weights in
+    ``dtype`` (``auto``: bf16 where the hardware computes it natively, else fp32; see
+    :func:`resolve_dtype`). Whatever the dtype, :meth:`encode` returns float32 rows, normalised
+    in float32.
+
+    all-MiniLM-L6-v2 in bf16 on a CPU with AVX512-BF16 encodes about twice as fast as in fp32;
+    its vectors keep a cosine of 0.9999 to the fp32 ones and 99 % of each passage's top-10
+    cosine neighbours (``benchmarks/bench_encoder.py``).
+    """
 
     def __init__(self, model: str = "all-MiniLM-L6-v2", device: str = "auto",
-                 batch_size: int = 64, normalize: bool = True) -> None:
+                 batch_size: int = 64, normalize: bool = True, dtype: str = "auto") -> None:
+        import torch
         from sentence_transformers import SentenceTransformer
 
         self.name = model
         self.device = resolve_device(device)
+        self.dtype = resolve_dtype(dtype, self.device)
         self.batch_size = batch_size
         self.normalize = normalize
         path = resolve_model_path(model)
@@ -53,17 +98,30 @@ class SentenceEncoder:
             raise OSError(
                 f"could not load sentence encoder {model!r} from {path!r}: give a local path, "
                 "or allow network access (unset HF_HUB_OFFLINE) for a hub model") from exc
-        logger.info("Loaded encoder %s on %s", model, self.device)
+        if self.dtype == "bfloat16":
+            self._model.to(torch.bfloat16)
+        logger.info("Loaded encoder %s on %s in %s (dtype %s%s)", model, self.device, self.dtype,
+                    dtype, f"; CPU {torch.backends.cpu.get_cpu_capability()}, native bf16 "
+                    f"{cpu_supports_bf16()}" if self.device == "cpu" else "")
 
     @property
     def dimension(self) -> int:
-        return int(self._model.get_sentence_embedding_dimension())
+        get = getattr(self._model, "get_embedding_dimension", None) or \
+            self._model.get_sentence_embedding_dimension  # the name before sentence-transformers 5.x
+        return int(get())
 
     def encode(self, texts: Sequence[str], show_progress: bool = False) -> np.ndarray:
-        """Embed ``texts`` in batches; rows are L2-normalised when ``normalize``."""
+        """Embed ``texts`` in batches: an (n, d) float32 matrix, rows L2-normalised when
+        ``normalize`` (in float32, after the model's own output is cast up)."""
+        import torch
+
         if len(texts) == 0:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        vectors = self._model.encode(list(texts), batch_size=self.batch_size,
-                                     convert_to_numpy=True, normalize_embeddings=self.normalize,
-                                     show_progress_bar=show_progress)
-        return np.asarray(vectors, dtype=np.float32)
+        with torch.inference_mode():
+            vectors = self._model.encode(list(texts), batch_size=self.batch_size,
+                                         convert_to_tensor=True, normalize_embeddings=False,
+                                         show_progress_bar=show_progress)
+            vectors = vectors.float()
+            if self.normalize:
+                vectors = torch.nn.functional.normalize(vectors, p=2, dim=1)
+            return vectors.cpu().numpy()
