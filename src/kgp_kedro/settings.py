@@ -4,8 +4,8 @@ https://docs.kedro.org/en/stable/configure/configuration_basics/#configuration""
 
 # Instantiated project hooks (executed in a Last-In-First-Out order).
 from kgp_kedro.hooks import CredentialsToEnvironment, ValidateParameters
-
 from kgp_kedro.run_integrity import RunIntegrity  # a failed or killed run leaves no version
+
 HOOKS = (RunIntegrity(), ValidateParameters(), CredentialsToEnvironment())
 
 # Installed plugins for which to disable hook auto-registration.
@@ -27,9 +27,10 @@ HOOKS = (RunIntegrity(), ValidateParameters(), CredentialsToEnvironment())
 # CONF_SOURCE = "conf"
 
 # Class that manages how configuration is loaded.
-# from kedro.config import OmegaConfigLoader
+# parameters with every default of the typed parameters filled in (kgp_kedro.config)
+from kgp_kedro.pipelines.parameters import ConfigLoader  # noqa: E402
 
-# CONFIG_LOADER_CLASS = OmegaConfigLoader
+CONFIG_LOADER_CLASS = ConfigLoader
 
 # Keyword arguments to pass to the `CONFIG_LOADER_CLASS` constructor.
 CONFIG_LOADER_ARGS = {

@@ -57,7 +57,8 @@ def make_project(target: Path, local_parameters: dict | None = None) -> Path:
     return target
 
 
-def run_pipeline(project: Path, pipeline: str, tags: list[str] | None = None) -> None:
+def run_pipeline(project: Path, pipeline: str, tags: list[str] | None = None,
+                 runtime_params: dict | None = None, env: str | None = None) -> None:
     from kedro.framework.session import KedroSession
     from kedro.framework.startup import bootstrap_project
 
@@ -65,7 +66,8 @@ def run_pipeline(project: Path, pipeline: str, tags: list[str] | None = None) ->
     os.chdir(project)  # relative paths in parameters, and the KG variant list, are read from here
     try:
         bootstrap_project(project)
-        with KedroSession.create(project_path=project) as session:
+        with KedroSession.create(project_path=project, env=env,
+                                 runtime_params=runtime_params) as session:
             session.run(pipeline_names=[pipeline], tags=tags)
     finally:
         os.chdir(cwd)

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from kgp_kedro.evaluation import neighbourhood_scores
-from kgp_kedro.graphs import Adjacency
+from kgp_kedro.graphs import Graph
 from tests.pipelines.conftest import N_QUESTIONS, QA_PER_SOURCE, make_project, run_pipeline
 
 pytestmark = pytest.mark.slow
@@ -46,15 +46,19 @@ def test_per_question_rows_recompute_from_the_edge_tables(kg_quality_project):
     project = kg_quality_project
     per_q = pd.read_parquet(_latest(project, "data/07_model_output/kg_quality_per_question.parquet"))
     edges = pd.read_parquet(_latest(project, "data/05_model_input/kg_edges_tfidf.parquet"))
+    nodes = pd.read_parquet(_latest(project, "data/05_model_input/kg_nodes_tfidf.parquet"))
     passages = pd.read_parquet(project / "data/03_primary/passages.parquet")
     seeds = pd.read_parquet(project / "data/05_model_input/kg_seeds.parquet")
     row = per_q[(per_q["variant"] == "tfidf")].iloc[0]
     ps = passages[passages["collection_id"] == row["collection_id"]]
     es = edges[(edges["collection_id"] == row["collection_id"]) & (edges["setting"] == row["setting"])]
-    adj = Adjacency.from_edges(ps["passage_id"].tolist(), es)
+    graph = Graph.from_tables(nodes[nodes["collection_id"] == row["collection_id"]], es)
+    # a passage KG: its nodes are the collection's passages, in order
+    assert list(graph.nodes.ids) == ps["passage_id"].tolist()
+    assert set(graph.nodes.kinds) == {"passage"}
     seed_ids = seeds[seeds["question_id"] == row["question_id"]].sort_values("rank")["passage_id"]
     assert len(seed_ids) == 5
-    scores = neighbourhood_scores(adj, seed_ids, ps.loc[ps["is_supporting"], "passage_id"])
+    scores = neighbourhood_scores(graph, seed_ids, ps.loc[ps["is_supporting"], "passage_id"])
     assert scores.sf_em == row["sf_em"] and scores.precision == pytest.approx(row["precision"])
 
 
@@ -95,7 +99,7 @@ def test_a_malformed_source_fails_naming_the_record_and_writes_nothing(tmp_path)
 def test_retrieval_quality_compares_every_offline_method(retrieval_project):
     summary = pd.read_parquet(_latest(retrieval_project,
                                       "data/07_model_output/retrieval_summary.parquet"))
-    assert {"source", "setting", "method", "k", "recall", "precision", "sp_em", "latency_ms",
+    assert {"source", "scope", "method", "k", "recall", "precision", "sp_em", "latency_ms",
             "calls"} <= set(summary.columns)
     methods = set(summary["method"])
     assert methods == {"none", "golden", "tfidf", "bm25", "knn", "dpr", "mdr", "kgp_tfidf",
@@ -147,7 +151,7 @@ def test_pooled_setting_shares_one_collection_per_source(retrieval_project):
     assert (out_degree == 10).all()  # pooled.graph.k neighbours each
     summary = pd.read_parquet(_latest(retrieval_project,
                                       "data/07_model_output/retrieval_summary.parquet"))
-    in_pool = summary[summary["setting"] == "pooled"]
+    in_pool = summary[summary["scope"] == "pooled"]
     assert set(in_pool["method"]) == set(pooled_methods)
     assert (in_pool["n_questions"] == N_QUESTIONS).all()
     assert in_pool["recall"].between(0, 1).all()

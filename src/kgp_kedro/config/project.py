@@ -222,3 +222,21 @@ def _graph_setting(ref: GraphRef, variants: dict[str, Variant], needed: bool) ->
         raise ParameterError("retrieve.graph.setting", f"{label} is not among the settings built "
                              f"for kg.variants.{ref.variant} ({', '.join(labels)})")
     return label
+
+
+def complete_parameters(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """``raw`` with every default filled in (the models' values), so that every key a node may
+    read as ``params:<key>`` exists although the YAML only overrides. Validates first."""
+    params = validate_parameters(raw)
+    tree: dict[str, Any] = {name: validate(model, raw.get(name), name).model_dump(mode="json")
+                            for name, model in SECTIONS.items() if name in raw or name != "ingest"}
+    tree["kg"]["variants"] = {name: {"builder": v.builder.name, **v.params.model_dump(mode="json"),
+                                     **({"sweep": raw["kg"]["variants"][name]["sweep"]}
+                                        if raw["kg"]["variants"][name].get("sweep") else {})}
+                              for name, v in params.variants.items()}
+    tree["retrieve"]["methods"] = {name: {"method": m.retriever.name,
+                                          **m.params.model_dump(mode="json")}
+                                   for name, m in params.methods.items()}
+    tree["pooled"]["graph"] = {"builder": params.pooled_graph.builder.name,
+                               **params.pooled_graph.params.model_dump(mode="json")}
+    return tree

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from kgp_kedro.config.base import ParameterError  # noqa: F401 - the one parameter error
+
 
 class DatasetFormatError(ValueError):
     """A dataset file does not have the expected native format.
@@ -16,13 +18,3 @@ class DatasetFormatError(ValueError):
         self.record = record
         self.reason = reason
         super().__init__(f"{self.path}: {record}: {reason}")
-
-
-class ParameterError(ValueError):
-    """A parameter has a wrong type or value. The message starts with the parameter's key
-    (e.g. ``ingest.sources[0].limit``), so a user knows which line of which YAML to fix."""
-
-    def __init__(self, key: str, reason: str) -> None:
-        self.key = key
-        self.reason = reason
-        super().__init__(f"{key}: {reason}")

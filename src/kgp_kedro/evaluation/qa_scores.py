@@ -7,6 +7,7 @@ import logging
 import numpy as np
 import pandas as pd
 
+from kgp_kedro.corpus.collection import supporting_passages
 from kgp_kedro.evaluation.qa_metrics import (contains_answer, exact_match, f1_score,
                                              judge_prompt, parse_judgement)
 
@@ -21,8 +22,7 @@ def score_answers(questions: pd.DataFrame, answers: pd.DataFrame, passages: pd.D
                   method: str, judge=None) -> pd.DataFrame:
     """EM, F1, Acc (contains), the LLM judge's Acc when ``judge`` (an LLM client) is given, and
     the supporting-passage recall of the contexts the reader saw, for every question."""
-    supporting = (passages[passages["is_supporting"]].groupby("collection_id")["passage_id"]
-                  .agg(set).to_dict())
+    supporting = {cid: set(ids) for cid, ids in supporting_passages(passages).items()}
     by_question = {a.question_id: a for a in answers.itertuples(index=False)}
     missing = [q for q in questions["question_id"] if q not in by_question]
     if missing:

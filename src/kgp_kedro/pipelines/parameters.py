@@ -14,7 +14,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from kgp_kedro.config.project import Parameters, validate_parameters
+from kedro.config import OmegaConfigLoader
+
+from kgp_kedro.config.project import Parameters, complete_parameters, validate_parameters
 
 _active: tuple[Any, Parameters] | None = None
 
@@ -31,12 +33,13 @@ def activate(raw: Mapping[str, Any]) -> bool:
 
 def active() -> Parameters:
     if _active is None:
-        activate(_load_project_parameters())
+        activate(project_parameters())
     assert _active is not None
     return _active[1]
 
 
-def _load_project_parameters() -> dict[str, Any]:
+def project_parameters() -> dict[str, Any]:
+    """The project's raw parameter tree (conf/base + the run env, ``KEDRO_ENV`` or local)."""
     from kedro.framework.project import settings
     from kedro.utils import find_kedro_project
 
@@ -48,3 +51,14 @@ def _load_project_parameters() -> dict[str, Any]:
                                           env=os.environ.get("KEDRO_ENV"),
                                           **settings.CONFIG_LOADER_ARGS)
     return loader["parameters"]
+
+
+class ConfigLoader(OmegaConfigLoader):
+    """Kedro's OmegaConfigLoader whose ``parameters`` carry every default of the typed
+    parameters (validated first), so ``params:<key>`` exists for every key a node reads."""
+
+    def __getitem__(self, key: str) -> Any:
+        value = super().__getitem__(key)
+        if key == "parameters":
+            return complete_parameters(value)
+        return value

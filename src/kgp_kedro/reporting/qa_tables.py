@@ -6,7 +6,8 @@ from collections.abc import Sequence
 
 import pandas as pd
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
+
+from kgp_kedro.reporting.panels import colors_for, source_panels
 
 TABLE_METRICS = ("acc", "em", "f1")
 
@@ -46,12 +47,12 @@ def plot_qa_comparison(table: pd.DataFrame, metric: str = "f1",
                        title: str = "Reader F1 per retrieval method") -> go.Figure:
     """A bar per method of ``<source>/<metric>``, one panel per source."""
     columns = [c for c in table.columns if c.endswith(f"/{metric}")]
-    fig = make_subplots(rows=1, cols=max(len(columns), 1),
-                        subplot_titles=[c.split("/")[0] for c in columns], shared_yaxes=True)
+    questions = f" ({int(table['questions'].max())} questions a method)" if len(table) else ""
+    fig = source_panels([c.split("/")[0] for c in columns], title + questions,
+                        f"{metric.upper()} (%)", y_range=None)
+    colors = colors_for(table["method"].tolist())
     for col, column in enumerate(columns, start=1):
-        fig.add_trace(go.Bar(x=table["method"], y=table[column], name=column,
-                             showlegend=False), row=1, col=col)
-    fig.update_yaxes(title_text=f"{metric.upper()} (%)", row=1, col=1)
-    fig.update_layout(title=title, template="plotly_white", height=450,
-                      width=420 * max(len(columns), 1) + 200)
+        fig.add_trace(go.Bar(x=table["method"], y=table[column], name=column, showlegend=False,
+                             marker={"color": [colors[m] for m in table["method"]]}),
+                      row=1, col=col)
     return fig

@@ -9,7 +9,8 @@ import pandas as pd
 
 from kgp_kedro.config import validate
 from kgp_kedro.config.sections import IngestParams
-from kgp_kedro.corpus import build_collections, read_source
+from kgp_kedro.corpus import build_collections
+from kgp_kedro.corpus.readers import SKIPPED_COLUMNS, read_source_with_skipped
 from kgp_kedro.corpus.schema import DOCUMENT_COLUMNS, QUESTION_COLUMNS
 
 
@@ -20,20 +21,24 @@ def _source_names(sources: list[Any]) -> list[str]:
             for s in sources]
 
 
-def read_sources(ingest: dict[str, Any]) -> tuple[pd.DataFrame, pd.DataFrame]:
+def read_sources(ingest: dict[str, Any]) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Read every configured source (``ingest.sources``: dataset, path, limit) into the
-    ``questions`` table and the table of each question's own documents."""
+    ``questions`` table, the table of each question's own documents, and ``skipped_files``:
+    the files of a documents folder left out, each with the reason."""
     sources = validate(IngestParams, ingest, "ingest").sources
     names = _source_names(sources)
     if len(set(names)) != len(names):
         raise ValueError(f"ingest.sources have repeated names: {names}")
-    questions, documents = [], []
-    for source, name in zip(sources, names):
-        q, d = read_source(source.dataset, source.path, name, source.limit)
-        questions.extend(q)
-        documents.extend(d)
+    questions, documents, skipped = [], [], []
+    for i, (source, name) in enumerate(zip(sources, names)):
+        read = read_source_with_skipped(source.dataset, source.path, name, source.limit,
+                                        param_key=f"ingest.sources[{i}]")
+        questions.extend(read.questions)
+        documents.extend(read.documents)
+        skipped.extend(read.skipped)
     return (pd.DataFrame(questions, columns=QUESTION_COLUMNS).astype({"n_hops": "Int64"}),
-            pd.DataFrame(documents, columns=DOCUMENT_COLUMNS))
+            pd.DataFrame(documents, columns=DOCUMENT_COLUMNS),
+            pd.DataFrame(skipped, columns=SKIPPED_COLUMNS))
 
 
 def add_negative_documents(questions: pd.DataFrame, own_documents: pd.DataFrame,
