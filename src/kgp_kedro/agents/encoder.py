@@ -25,6 +25,7 @@ class EncoderAgent(TraversalAgent):
         model: str | None = None   # null: the encoder of retrieve.embeddings
         device: str = "auto"
         batch_size: PosInt = 64
+        dtype: str = "auto"
 
     needs = Requirements(embeddings=True)
 
@@ -32,7 +33,7 @@ class EncoderAgent(TraversalAgent):
         super().__init__(params, resources)
         self.encoder = (resources.encoder if params.model is None else load_encoder(
             EncoderParams(model=params.model, device=params.device,
-                          batch_size=params.batch_size)))
+                          batch_size=params.batch_size, dtype=params.dtype)))
         self._encoded: dict[str, np.ndarray] = {}
 
     def _embed(self, texts: Sequence[str]) -> np.ndarray:

@@ -59,3 +59,18 @@ def setting_label(values: Mapping[str, Any]) -> str:
     """The label of one density setting, e.g. ``n_kw=10`` or ``k=5,metric=dot``: the column
     ``setting`` of the KG tables."""
     return ",".join(f"{k}={v}" for k, v in values.items())
+
+
+def parse_named(registry: Any, raw: Any, key: str, field: str,
+                exclude: tuple[str, ...] = ()) -> tuple[type, "Params"]:
+    """The registered class named by ``raw[field]`` (a KG builder, a retrieval method, a
+    traversal agent) and its options validated by its ``Params`` model; the keys of
+    ``exclude`` are left to the caller."""
+    if not isinstance(raw, Mapping) or field not in raw:
+        raise ParameterError(key, f"needs '{field}': one of {', '.join(registry.names())}")
+    try:
+        cls = registry.get(raw[field])
+    except KeyError as exc:
+        raise ParameterError(f"{key}.{field}", str(exc.args[0])) from None
+    options = {k: v for k, v in raw.items() if k != field and k not in exclude}
+    return cls, validate(cls.Params, options, key)

@@ -16,7 +16,8 @@ from typing import Any
 from pydantic import Field
 
 from kgp_kedro.config import sections as s
-from kgp_kedro.config.base import ParameterError, Params, PosInt, setting_label, validate
+from kgp_kedro.config.base import (ParameterError, Params, PosInt, parse_named, setting_label,
+                                   validate)
 from kgp_kedro.graphs.builders import BUILDERS, GraphBuilder
 from kgp_kedro.retrievers import RETRIEVERS, Requirements, Retriever
 
@@ -40,14 +41,8 @@ class Variant:
 
 
 def parse_variant(name: str, raw: Any, key: str) -> Variant:
-    if not isinstance(raw, Mapping) or "builder" not in raw:
-        raise ParameterError(key, f"a KG variant needs 'builder' (one of {BUILDERS.names()})")
-    try:
-        builder = BUILDERS.get(raw["builder"])
-    except KeyError as exc:
-        raise ParameterError(f"{key}.builder", str(exc.args[0])) from None
+    builder, params = parse_named(BUILDERS, raw, key, "builder", exclude=("sweep",))
     options = {k: v for k, v in raw.items() if k not in ("builder", "sweep")}
-    params = validate(builder.Params, options, key)
     sweep = raw.get("sweep") or {}
     if not isinstance(sweep, Mapping):
         raise ParameterError(f"{key}.sweep", "expected {hyperparameter: [values]}")
@@ -82,14 +77,7 @@ class Method:
 
 
 def parse_method(name: str, raw: Any, key: str) -> Method:
-    if not isinstance(raw, Mapping) or "method" not in raw:
-        raise ParameterError(key, f"a retrieval method needs 'method' (one of "
-                                  f"{RETRIEVERS.names()})")
-    try:
-        retriever = RETRIEVERS.get(raw["method"])
-    except KeyError as exc:
-        raise ParameterError(f"{key}.method", str(exc.args[0])) from None
-    params = validate(retriever.Params, {k: v for k, v in raw.items() if k != "method"}, key)
+    retriever, params = parse_named(RETRIEVERS, raw, key, "method")
     return Method(name, retriever, params)
 
 

@@ -36,6 +36,7 @@ class EncoderParams(Params):
     model: str = "all-MiniLM-L6-v2"   # packaged offline copy; or a local path / hub name
     device: str = "auto"
     batch_size: PosInt = 64
+    dtype: Literal["auto", "float32", "bfloat16"] = "auto"   # auto: bf16 where the CPU/GPU has it
 
 
 class EmbedParams(Params):

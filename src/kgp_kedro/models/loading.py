@@ -6,16 +6,16 @@ from functools import lru_cache
 
 
 @lru_cache(maxsize=8)
-def _encoder(model: str, device: str, batch_size: int):
+def _encoder(model: str, device: str, batch_size: int, dtype: str):
     from kgp_kedro.models.encoders import SentenceEncoder
 
-    return SentenceEncoder(model=model, device=device, batch_size=batch_size)
+    return SentenceEncoder(model=model, device=device, batch_size=batch_size, dtype=dtype)
 
 
 def load_encoder(params):
     """The :class:`~kgp_kedro.models.encoders.SentenceEncoder` of an ``embed.encoders`` entry
     (:class:`kgp_kedro.config.sections.EncoderParams`)."""
-    return _encoder(params.model, params.device, params.batch_size)
+    return _encoder(params.model, params.device, params.batch_size, params.dtype)
 
 
 @lru_cache(maxsize=2)

@@ -7,7 +7,7 @@ from typing import Any
 from pydantic import Field, field_validator
 
 from kgp_kedro.agents.base import AGENTS, TraversalAgent
-from kgp_kedro.config.base import NonNegInt, Params, PosInt, validate
+from kgp_kedro.config.base import NonNegInt, Params, PosInt, parse_named
 from kgp_kedro.corpus.collection import Collection
 from kgp_kedro.retrievers.base import RETRIEVERS, Requirements, Resources, Retriever, Visit
 from kgp_kedro.retrievers.traversal import traverse
@@ -15,16 +15,7 @@ from kgp_kedro.retrievers.traversal import traverse
 
 def parse_agent(raw: Any, key: str) -> tuple[type[TraversalAgent], Params]:
     """The agent class named by ``raw['kind']`` and its validated options."""
-    from kgp_kedro.config.base import ParameterError
-
-    if not isinstance(raw, dict) or "kind" not in raw:
-        raise ParameterError(key, f"expected {{kind: <agent>, ...}} with kind one of "
-                                  f"{AGENTS.names()}")
-    try:
-        cls = AGENTS.get(raw["kind"])
-    except KeyError as exc:
-        raise ParameterError(f"{key}.kind", str(exc.args[0])) from None
-    return cls, validate(cls.Params, {k: v for k, v in raw.items() if k != "kind"}, key)
+    return parse_named(AGENTS, raw, key, "kind")
 
 
 @RETRIEVERS.register("kgp")
