@@ -34,7 +34,17 @@ DEFAULT = ("kg_quality", "report")   # everything but retrieval_quality, whose s
 
 
 def register_pipelines() -> dict[str, Pipeline]:
-    params = active()
+    return _compose(active())
+
+
+def build_pipelines(raw_params) -> dict[str, Pipeline]:
+    """The pipelines shaped by a given parameter tree (validated first), outside a session."""
+    from kgp_kedro.config.project import validate_parameters
+
+    return _compose(validate_parameters(raw_params))
+
+
+def _compose(params) -> dict[str, Pipeline]:
     stages = {name: importlib.import_module(f"kgp_kedro.pipelines.{name}.pipeline")
               .create_pipeline(params) for name in STAGES}
     pipelines = {name: sum((stages[s] for s in chain), Pipeline([]))
