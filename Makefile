@@ -39,11 +39,11 @@ $(BASE_STAMP): pyproject.toml | $(BIN)/python
 		echo "$(TORCH_PIN) from the configured pip index$(if $(TORCH_INDEX), ($(TORCH_INDEX) unreachable))"; \
 		$(BIN)/python -m pip install --quiet "$(TORCH_PIN)"; \
 	fi
+	$(BIN)/python -m pip install --quiet -e .
 	@$(BIN)/python -c "import torch; cuda = torch.version.cuda; \
 		print('torch', torch.__version__, '(CUDA ' + cuda + ')' if cuda else '(CPU build)'); \
 		cuda and not torch.cuda.is_available() and print('note: a CUDA build on a machine without a GPU; for the CPU wheel: ' \
 		'pip install $(TORCH_PIN) --index-url https://download.pytorch.org/whl/cpu')"
-	$(BIN)/python -m pip install --quiet -e .
 	touch $@
 
 # llama-cpp-python builds from source. Its default build uses -march=native, which can turn on
