@@ -15,13 +15,16 @@ import time
 from itertools import product
 from pathlib import Path
 
-import pandas as pd
-import yaml
+import copy
 
-from kgp_kedro.corpus import read_source, split_passages
+import pandas as pd
+
+from kgp_kedro.config.project import validate_parameters
 from kgp_kedro.evaluation.qa_scores import score_answers, summarise_scores
 from kgp_kedro.llm import PACKAGED_MODELS, LLMClient
 from kgp_kedro.llm.backends import LocalBackend
+from kgp_kedro.pipelines.in_memory import run_chain
+from kgp_kedro.pipelines.parameters import project_parameters
 from kgp_kedro.reading import read_answers
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,16 +51,17 @@ def main() -> None:
     parser.add_argument("--models", nargs="+", default=list(PACKAGED_MODELS))
     args = parser.parse_args()
     os.chdir(ROOT)
-    params = yaml.safe_load((ROOT / "conf/base/parameters_llm.yml").read_text())["llm"]
-    system = yaml.safe_load((ROOT / "conf/base/parameters_read.yml").read_text())["read"][
-        "system_prompt"]
-    sources = yaml.safe_load((ROOT / "conf/base/parameters_ingest.yml").read_text())["ingest"]
+    raw = project_parameters()
+    project = validate_parameters(raw)
+    params, read = project.llm.model_dump(), project.read
+    system = read.system_prompt
     data = []
-    for source in sources["sources"]:
-        questions, documents = read_source(source["dataset"], source["path"], source["dataset"],
-                                           args.questions)
-        questions = pd.DataFrame(questions)
-        data.append((questions, split_passages(pd.DataFrame(documents))))
+    for source in raw["ingest"]["sources"]:
+        one = copy.deepcopy(raw)   # each question's own documents, split as the pipeline does
+        one["ingest"].update(sources=[{**source, "limit": args.questions}],
+                             negatives_per_question=0)
+        out = run_chain("passages", one)
+        data.append((out["questions"], out["passages"]))
     print(f"{os.cpu_count()} CPUs; {args.questions} questions per source; "
           f"max_tokens {params['sampling']['max_tokens']}")
     for model in args.models:
@@ -79,7 +83,7 @@ def main() -> None:
                 retrieved = (golden_contexts(passages, questions) if setting == "golden"
                              else pd.DataFrame(columns=["question_id", "rank", "passage_id", "path"]))
                 answers = read_answers(questions, retrieved, passages, client, setting,
-                                       system_prompt=system_prompt)
+                                       read.style(setting), read.margin_tokens, system_prompt)
                 scores.append(score_answers(questions, answers, passages, setting))
             scores = pd.concat(scores)
             summary = summarise_scores(scores)

@@ -19,7 +19,7 @@ SCORE_COLUMNS = ["source", "question_id", "method", "qtype", "n_hops", "gold", "
 
 
 def score_answers(questions: pd.DataFrame, answers: pd.DataFrame, passages: pd.DataFrame,
-                  method: str, judge=None) -> pd.DataFrame:
+                  method: str, judge=None, judge_max_tokens: int | None = None) -> pd.DataFrame:
     """EM, F1, Acc (contains), the LLM judge's Acc when ``judge`` (an LLM client) is given, and
     the supporting-passage recall of the contexts the reader saw, for every question."""
     supporting = {cid: set(ids) for cid, ids in supporting_passages(passages).items()}
@@ -51,7 +51,8 @@ def score_answers(questions: pd.DataFrame, answers: pd.DataFrame, passages: pd.D
         prompts = [[{"role": "user", "content": judge_prompt(q, g, p)}]
                    for q, g, p in zip(questions["question"], scores["gold"],
                                       scores["prediction"])]
-        replies = judge.complete_many(prompts, max_tokens=4, desc=f"judge {method}")
+        replies = judge.complete_many(prompts, max_tokens=judge_max_tokens,
+                                      desc=f"judge {method}")
         # an empty prediction or an unreadable verdict is wrong, like a failed call
         scores["judge_acc"] = [0.0 if not p or (v := parse_judgement(r.text)) is None else v
                                for p, r in zip(scores["prediction"], replies)]

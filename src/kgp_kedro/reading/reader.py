@@ -27,8 +27,8 @@ def _contexts(rows: pd.DataFrame, texts: dict[str, str], style: str) -> list[tup
 
 
 def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.DataFrame,
-                 client: LLMClient, method: str, style: str = "numbered",
-                 margin_tokens: int = 16, system_prompt: str | None = None) -> pd.DataFrame:
+                 client: LLMClient, method: str, style: str, margin_tokens: int,
+                 system_prompt: str | None) -> pd.DataFrame:
     """One answer per question of ``questions``: the prompt holds as many of the method's
     ranked contexts as fit the model's window (lowest-ranked cut first, recorded in
     ``cut_ids``); a failed call gives an empty answer with ``error`` set (even when every

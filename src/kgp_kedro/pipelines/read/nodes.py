@@ -6,6 +6,8 @@ from typing import Any
 
 import pandas as pd
 
+from kgp_kedro.config import validate
+from kgp_kedro.config.sections import ReadParams
 from kgp_kedro.llm import make_llm
 from kgp_kedro.reading.reader import READ_COLUMNS, read_answers
 
@@ -22,8 +24,6 @@ def answer_questions(qa_questions: pd.DataFrame, retrieved: pd.DataFrame, passag
     if retrieved.empty:
         logger.warning("read %s skipped: its retrieval produced nothing (method skipped)", name)
         return pd.DataFrame(columns=READ_COLUMNS)
-    styles = read.get("prompt_styles") or {}
-    answers = read_answers(qa_questions, retrieved, passages, make_llm(llm), name,
-                           styles.get(name, styles.get("default", "numbered")),
-                           int(read.get("margin_tokens", 32)), read.get("system_prompt"))
-    return answers
+    params = validate(ReadParams, read, "read")
+    return read_answers(qa_questions, retrieved, passages, make_llm(llm), name,
+                        params.style(name), params.margin_tokens, params.system_prompt)

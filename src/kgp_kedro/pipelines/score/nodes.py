@@ -6,6 +6,8 @@ from typing import Any
 
 import pandas as pd
 
+from kgp_kedro.config import validate
+from kgp_kedro.config.sections import ScoreParams
 from kgp_kedro.evaluation.qa_scores import SCORE_COLUMNS, score_answers, summarise_scores
 from kgp_kedro.llm import make_llm
 
@@ -19,8 +21,10 @@ def score_method(qa_questions: pd.DataFrame, answers: pd.DataFrame, passages: pd
     if answers.empty:
         logger.warning("score %s skipped: no answers (method skipped)", name)
         return pd.DataFrame(columns=SCORE_COLUMNS)
-    judge = make_llm(llm) if score.get("judge") else None
-    scores = score_answers(qa_questions, answers, passages, name, judge)
+    params = validate(ScoreParams, score, "score")
+    judge = make_llm(llm) if params.judge else None
+    scores = score_answers(qa_questions, answers, passages, name, judge,
+                           params.judge_max_tokens)
     _log_score_summary(scores, name)
     return scores
 
