@@ -3,6 +3,7 @@ OpenAI-compatible server on 127.0.0.1."""
 import pandas as pd
 import pytest
 
+from kgp_kedro.config.sections import ScoreParams
 from kgp_kedro.evaluation.qa_scores import score_answers, summarise_scores
 from kgp_kedro.llm import LLMClient
 from kgp_kedro.llm.backends import OpenAIBackend
@@ -53,6 +54,7 @@ def test_the_llm_judge_grades_with_listing_5(three_questions):
         return "1" if prediction == answer else "0"
     with FakeOpenAIServer(reply=grade) as server:
         judge = LLMClient(OpenAIBackend("judge", base_url=server.base_url, api_key="k"), None)
-        scores = score_answers(questions, answers, passages, "m", judge=judge)
+        scores = score_answers(questions, answers, passages, "m", judge=judge,
+                               judge_max_tokens=ScoreParams().judge_max_tokens)
     assert scores["judge_acc"].tolist() == [1.0, 0.0, 0.0]
-    assert len(server.requests) == 3 and server.requests[0]["max_tokens"] == 4
+    assert len(server.requests) == 3 and server.requests[0]["max_tokens"] == 4  # score.judge_max_tokens
