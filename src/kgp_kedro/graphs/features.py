@@ -4,18 +4,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from scipy import sparse
 
 from kgp_kedro.graphs.model import Edges
 
 
-def shared_feature_edges(incidence: sparse.spmatrix, feature_names: Sequence[str], relation: str,
+def shared_feature_edges(incidence, feature_names: Sequence[str], relation: str,
                          max_evidence: int) -> Edges:
     """Undirected edges between passages that share at least one feature.
 
     ``incidence`` is a binary passages × features matrix (keywords, entities). The weight of
     an edge is the number of shared features; its evidence lists up to ``max_evidence`` of them.
     """
+    from scipy import sparse
+
     incidence = sparse.csr_matrix(incidence, dtype=np.int32)
     incidence.data[:] = 1
     shared = sparse.triu(incidence @ incidence.T, k=1).tocoo()

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from sklearn.feature_extraction.text import TfidfVectorizer
 
 from kgp_kedro.search.ranking import top_k
 
@@ -19,6 +18,8 @@ class TfidfIndex:
     """
 
     def __init__(self, passages: Sequence[str]) -> None:
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
         self.size = len(passages)
         self.vectorizer = TfidfVectorizer()
         try:

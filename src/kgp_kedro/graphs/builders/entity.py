@@ -10,7 +10,6 @@ from typing import Literal
 
 import pandas as pd
 from pydantic import Field
-from scipy import sparse
 
 from kgp_kedro.config.base import Fraction, Params, PosInt
 from kgp_kedro.corpus.collection import Collection
@@ -89,6 +88,8 @@ def build_entity_graph(passages: Sequence[str], doc_index: Sequence[int],
         for key in sorted(keys):
             rows.append(i)
             cols.append(names.setdefault(key, len(names)))
+    from scipy import sparse
+
     incidence = sparse.csr_matrix(([1] * len(rows), (rows, cols)),
                                   shape=(len(passages), len(names)))
     return shared_feature_edges(incidence, list(names), "entity", max_evidence)

@@ -4,8 +4,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from scipy import sparse
-from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 
 from kgp_kedro.config.base import PosInt, Params
 from kgp_kedro.corpus.collection import Collection
@@ -32,6 +30,8 @@ def rank_tfidf_keywords(doc_texts: Sequence[str], ngram_range: tuple[int, int],
                         stop_words: str | None) -> list[list[str]]:
     """Every term of each document, best TF-IDF score first (IDF over the collection's
     documents). Ties are broken alphabetically, so the ranking is deterministic."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
     vectorizer = TfidfVectorizer(stop_words=stop_words, ngram_range=tuple(ngram_range))
     try:
         scores = vectorizer.fit_transform(doc_texts).tocsr()
@@ -71,6 +71,9 @@ def build_tfidf_graph(passages: Sequence[str], doc_index: Sequence[int],
     :func:`rank_tfidf_keywords` on :func:`document_texts`) saves re-ranking when several
     ``n_kw`` are built on one collection.
     """
+    from scipy import sparse
+    from sklearn.feature_extraction.text import CountVectorizer
+
     if n_kw < 1:
         raise ValueError(f"n_kw must be >= 1, got {n_kw}")
     if keyword_ranking is None:
