@@ -38,7 +38,8 @@ def test_collections_without_words_score_zero():
 
 
 def test_text_similarity_ranks_candidates_against_generated_evidence():
-    scores = text_similarity("basalt is volcanic", ["a cat", "basalt is volcanic rock", "volcanic ash"])
+    scores = text_similarity("basalt is volcanic",
+                             ["a cat", "basalt is volcanic rock", "volcanic ash"])
     assert scores.shape == (3,) and scores[1] > scores[2] > scores[0] == 0.0
 
 
