@@ -110,9 +110,6 @@ def test_tables_round_trip(graph, tmp_path):
     np.testing.assert_array_equal(stored.edges.weight, EDGES.weight)
 
 
-@pytest.mark.xfail(strict=True, reason="library bug: a node with no passage (passage_id None) "
-                   "comes back from Graph.tables()/from_tables with passage_id NaN (pandas 3 "
-                   "string columns), and to_networkx then exports passage_id=nan, not ''")
 def test_a_node_without_passage_keeps_passage_id_none_through_the_tables(graph):
     back = Graph.from_tables(*graph.tables("c1", "n_kw=3"))
     assert back.nodes.passage_ids == NODES.passage_ids
@@ -143,8 +140,6 @@ def test_to_networkx_and_graphml(graph, tmp_path):
     assert sorted(read.successors("p3")) == ["p1", "p4"]
 
 
-@pytest.mark.xfail(strict=True, reason="library bug: Graph drops self-loops, but to_networkx "
-                   "exports each undirected self-loop, twice (both 'directions')")
 def test_to_networkx_drops_self_loops_like_the_graph(graph):
     g = graph.to_networkx()
     assert nx.number_of_selfloops(g) == 0

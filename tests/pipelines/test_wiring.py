@@ -104,7 +104,7 @@ def test_a_bad_parameter_stops_the_run_before_any_node_naming_the_key(tmp_path):
     bad = copy.deepcopy(SMALL_ENV)
     bad["kg"]["variants"]["tfidf"]["sweep"]["n_kw"] = [2, "five"]
     project = make_project(tmp_path, bad)
-    with pytest.raises(ParameterError, match=r"kg\.variants\.tfidf\.sweep: n_kw=five"):
+    with pytest.raises(ParameterError, match=r"kg\.variants\.tfidf\.sweep\.n_kw\[1\]: Input should be a valid integer \(got .five.\)"):
         run_pipeline(project, "kg_quality")
     assert not any((project / "data").rglob("*.parquet")) or all(
         "01_raw" in str(p) for p in (project / "data").rglob("*.parquet"))

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from kgp_kedro.config import sections as s
 from kgp_kedro.config.base import (ParameterError, Params, PosInt, parse_named, setting_label,
@@ -51,13 +51,17 @@ def parse_variant(name: str, raw: Any, key: str) -> Variant:
             raise ParameterError(f"{key}.sweep.{hyper}", f"not a hyperparameter of the "
                                  f"{raw['builder']} builder ({', '.join(builder.Params.model_fields)})")
     values = {h: v if isinstance(v, list) else [v] for h, v in sweep.items()}
+    for hyper, listed in values.items():   # each value alone first, so an error names it
+        for i, value in enumerate(listed):
+            try:
+                builder.Params.model_validate({**options, hyper: value})
+            except ValidationError as exc:
+                raise ParameterError(f"{key}.sweep.{hyper}[{i}]", "; ".join(
+                    f"{e['msg']} (got {e.get('input')!r})" for e in exc.errors())) from None
     settings = []
     for combo in itertools.product(*values.values()):
         chosen = dict(zip(values, combo))
-        try:
-            setting = validate(builder.Params, {**options, **chosen}, key)
-        except ParameterError as exc:
-            raise ParameterError(f"{key}.sweep", f"{setting_label(chosen)}: {exc.reason}") from None
+        setting = validate(builder.Params, {**options, **chosen}, key)
         settings.append((setting_label({h: getattr(setting, h) for h in chosen}) or "default",
                          setting))
     return Variant(name, builder, params, tuple(values), tuple(settings))
@@ -78,6 +82,7 @@ class Method:
 
 def parse_method(name: str, raw: Any, key: str) -> Method:
     retriever, params = parse_named(RETRIEVERS, raw, key, "method")
+    retriever.check(params, key)
     return Method(name, retriever, params)
 
 

@@ -99,7 +99,8 @@ class Graph:
         """A graph from one collection's rows of ``kg_nodes_*`` and one setting's rows of
         ``kg_edges_*``."""
         ns = Nodes(nodes["node_id"].tolist(), nodes["kind"].tolist(), nodes["text"].tolist(),
-                   nodes["passage_id"].tolist(), nodes["attributes"].tolist())
+                   [None if pd.isna(p) else p for p in nodes["passage_id"]],
+                   nodes["attributes"].tolist())
         position = {n: i for i, n in enumerate(ns.ids)}
         es = Edges(edges["src"].map(position).to_numpy(dtype=np.int64),
                    edges["dst"].map(position).to_numpy(dtype=np.int64),
@@ -162,6 +163,8 @@ class Graph:
         ids, e = self.nodes.ids, self.edges
         for i in range(len(e)):
             u, v = ids[e.src[i]], ids[e.dst[i]]
+            if u == v:
+                continue  # as in the graph itself
             data = {"relation": e.relation[i], "weight": float(e.weight[i]),
                     "evidence": e.evidence[i], **_scalars(e.qualifiers[i])}
             g.add_edge(u, v, **data)

@@ -70,6 +70,10 @@ class Retriever(ABC):
     def requirements(cls, params: Params) -> Requirements:
         return cls.needs
 
+    @classmethod
+    def check(cls, params: Params, key: str) -> None:
+        """Validate what ``Params`` cannot alone (a nested registered block), naming ``key``."""
+
     def model_calls(self) -> int:
         return self.calls
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
 from kgp_kedro.agents.base import AGENTS, TraversalAgent
 from kgp_kedro.config.base import NonNegInt, Params, PosInt, parse_named
@@ -24,13 +24,11 @@ class Kgp(Retriever):
         seeds: PosInt = 10             # TF-IDF seed passages (§8.2: 10 first-hop passages)
         branching_factor: PosInt = 3   # neighbours visited per path (§8.2: 3)
         max_hops: NonNegInt = 2        # steps past the seed
-        agent: dict[str, Any] = Field(default_factory=lambda: {"kind": "tfidf"})
+        agent: dict[str, Any] = Field(default_factory=lambda: {"kind": "tfidf"})  # agents/
 
-        @field_validator("agent")
-        @classmethod
-        def _known_agent(cls, value: dict[str, Any]) -> dict[str, Any]:
-            parse_agent(value, "agent")
-            return value
+    @classmethod
+    def check(cls, params: Params, key: str) -> None:
+        parse_agent(params.agent, f"{key}.agent")
 
     @classmethod
     def requirements(cls, params: Params) -> Requirements:
