@@ -40,7 +40,7 @@ def test_table1_compares_every_method_on_the_same_questions(qa_project):
 
 def test_scores_recompute_from_the_answers(qa_project):
     scores = _latest(qa_project, "data/07_model_output/qa_scores.parquet")
-    questions = pd.read_parquet(qa_project / "data/02_intermediate/qa_questions.parquet")
+    questions = _latest(qa_project, "data/02_intermediate/qa_questions.parquet")
     golds = dict(zip(questions["question_id"], questions["answers"].map(list)))
     for row in scores.itertuples():
         assert row.em == exact_match(row.prediction, golds[row.question_id])
