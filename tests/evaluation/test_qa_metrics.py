@@ -1,4 +1,5 @@
-"""EM / F1 / Acc definitions, worked by hand, and the judge prompt (paper Listing 5)."""
+"""EM / F1 / Hits@1 definitions, worked by hand, and the judge prompt (paper Listing 5), whose
+verdict is the paper's Acc."""
 import pytest
 
 from kgp_kedro.evaluation.qa_metrics import (contains_answer, exact_match, f1_score,
@@ -40,7 +41,8 @@ def test_yes_no_answers_score_only_when_exact():
     assert exact_match("Yes.", ["yes"]) == 1.0
 
 
-def test_contains_answer_needs_whole_words():
+def test_contains_answer_is_hits1_and_needs_whole_words():
+    # EWEK-QA's Hits@1 (the hits1 column), not the paper's Acc (the LLM judge, acc)
     assert contains_answer("It was started in 1844 by Arthur", "1844") == 1.0
     assert contains_answer("18440", "1844") == 0.0
     assert contains_answer("", "1844") == 0.0

@@ -42,10 +42,25 @@ def test_failed_and_missing_answers_count_as_wrong(three_questions):
     assert summary["em"] == pytest.approx(1 / 3)
 
 
+def test_without_the_judge_acc_is_empty_and_hits1_is_the_containment(three_questions):
+    questions, passages = three_questions
+    gold = questions["answer"].tolist()
+    # exact; the gold answer inside a sentence; a wrong answer
+    answers = _answers(questions, [gold[0], f"I think it is {gold[1]}.", "something else"])
+    scores = score_answers(questions, answers, passages, "m")
+    assert "judge_acc" not in scores.columns
+    assert scores["acc"].isna().all()                      # no judge: the paper's Acc unmeasured
+    assert scores["hits1"].tolist() == [1.0, 1.0, 0.0]     # EWEK-QA's Hits@1: contained
+    assert scores["em"].tolist() == [1.0, 0.0, 0.0]
+    summary = summarise_scores(scores).iloc[0]
+    assert pd.isna(summary["acc"]) and summary["hits1"] == pytest.approx(2 / 3)
+    assert summary["questions"] == 3                       # the questions each mean rests on
+
+
 def test_the_llm_judge_grades_with_listing_5(three_questions):
     questions, passages = three_questions
     gold = questions["answer"].tolist()
-    answers = _answers(questions, [gold[0], "something else", ""])
+    answers = _answers(questions, [gold[0], f"I think it is {gold[1]}.", ""])
     # a grader that says 1 exactly when the prediction equals the answer in its prompt
     def grade(prompt):
         tail = prompt.split("You are grading the following question:")[1]
@@ -56,5 +71,11 @@ def test_the_llm_judge_grades_with_listing_5(three_questions):
         judge = LLMClient(OpenAIBackend("judge", base_url=server.base_url, api_key="k"), None)
         scores = score_answers(questions, answers, passages, "m", judge=judge,
                                judge_max_tokens=ScoreParams().judge_max_tokens)
-    assert scores["judge_acc"].tolist() == [1.0, 0.0, 0.0]
+    # acc is the judge's verdict, hits1 the containment: the second answer contains the gold
+    # answer (hits1 1) but this judge grades it wrong (acc 0)
+    assert scores["acc"].tolist() == [1.0, 0.0, 0.0]
+    assert scores["hits1"].tolist() == [1.0, 1.0, 0.0]
+    assert "judge_acc" not in scores.columns
     assert len(server.requests) == 3 and server.requests[0]["max_tokens"] == 4  # score.judge_max_tokens
+    summary = summarise_scores(scores).iloc[0]
+    assert summary["acc"] == pytest.approx(1 / 3) and summary["hits1"] == pytest.approx(2 / 3)

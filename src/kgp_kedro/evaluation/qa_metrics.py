@@ -1,6 +1,7 @@
 """Answer scoring: SQuAD-style normalised EM and token F1 over the gold answer and its aliases
-(with HotpotQA's yes/no rule), Acc as "a gold answer is contained in the prediction", and the
-paper's LLM judge (Listing 5)."""
+(with HotpotQA's yes/no rule), Hits@1 as "a gold answer is contained in the prediction"
+(EWEK-QA's Hits@1, the ``hits1`` column), and the paper's Acc: its LLM judge (Listing 5, the
+``acc`` column)."""
 from __future__ import annotations
 
 import re
@@ -49,8 +50,9 @@ def f1_score(prediction: str, golds: str | Sequence[str]) -> float:
 
 
 def contains_answer(prediction: str, golds: str | Sequence[str]) -> float:
-    """1.0 when a normalised gold answer occurs, as whole words, in the normalised prediction
-    (the string-match Acc; the paper's Acc is the LLM judge, :func:`judge_prompt`)."""
+    """1.0 when a normalised gold answer occurs, as whole words, in the normalised prediction:
+    EWEK-QA's Hits@1 (``hits1``). The paper's Acc (``acc``) is the LLM judge,
+    :func:`judge_prompt`, not this."""
     pred = f" {normalize_answer(prediction)} "
     return float(any(f" {g} " in pred for g in map(normalize_answer, _golds(golds)) if g))
 
@@ -66,7 +68,7 @@ JUDGE_EXAMPLES = (
 
 
 def judge_prompt(question: str, answer: str, prediction: str) -> str:
-    """The paper's grading prompt (Listing 5)."""
+    """The paper's grading prompt (Listing 5): its verdict is the paper's Acc (``acc``)."""
     examples = "\n\n=====\n\n".join(
         f"Question: {q}\n\nAnswer: {a}\n\nPrediction: {p}\n\nReturn: {r}"
         for q, a, p, r in JUDGE_EXAMPLES)

@@ -1,5 +1,9 @@
 """Per-question and summary QA scores of a method's answers, on one denominator: every
-question asked counts, and a failed or missing call is a wrong answer, reported as failed."""
+question asked counts, and a failed or missing call is a wrong answer, reported as failed.
+
+``acc`` is the paper's Acc, the Listing 5 LLM judge's verdict, and is empty (NaN) when no judge
+runs (``score.judge: false``); ``hits1`` is EWEK-QA's Hits@1, a normalised gold answer contained
+in the prediction as whole words."""
 from __future__ import annotations
 
 import logging
@@ -14,14 +18,16 @@ from kgp_kedro.evaluation.qa_metrics import (contains_answer, exact_match, f1_sc
 logger = logging.getLogger(__name__)
 
 SCORE_COLUMNS = ["source", "question_id", "method", "qtype", "n_hops", "gold", "prediction",
-                 "em", "f1", "acc", "judge_acc", "failed", "context_sp_recall", "n_contexts",
+                 "em", "f1", "acc", "hits1", "failed", "context_sp_recall", "n_contexts",
                  "prompt_tokens", "completion_tokens", "reader_latency_ms"]
 
 
 def score_answers(questions: pd.DataFrame, answers: pd.DataFrame, passages: pd.DataFrame,
                   method: str, judge=None, judge_max_tokens: int | None = None) -> pd.DataFrame:
-    """EM, F1, Acc (contains), the LLM judge's Acc when ``judge`` (an LLM client) is given, and
-    the supporting-passage recall of the contexts the reader saw, for every question."""
+    """EM, F1, Hits@1 (``hits1``: a gold answer contained in the prediction), the paper's Acc
+    (``acc``: the Listing 5 LLM judge's verdict when ``judge``, an LLM client, is given; NaN
+    otherwise), and the supporting-passage recall of the contexts the reader saw, for every
+    question."""
     supporting = {cid: set(ids) for cid, ids in supporting_passages(passages).items()}
     by_question = {a.question_id: a for a in answers.itertuples(index=False)}
     missing = [q for q in questions["question_id"] if q not in by_question]
@@ -40,7 +46,7 @@ def score_answers(questions: pd.DataFrame, answers: pd.DataFrame, passages: pd.D
             "source": q.source, "question_id": q.question_id, "method": method,
             "qtype": q.qtype, "n_hops": q.n_hops, "gold": q.answer, "prediction": prediction,
             "em": exact_match(prediction, golds), "f1": f1_score(prediction, golds),
-            "acc": contains_answer(prediction, golds), "judge_acc": np.nan, "failed": failed,
+            "acc": np.nan, "hits1": contains_answer(prediction, golds), "failed": failed,
             "context_sp_recall": len(seen & gold_sp) / len(gold_sp) if gold_sp else np.nan,
             "n_contexts": 0 if a is None else a.n_contexts,
             "prompt_tokens": 0 if a is None else a.prompt_tokens,
@@ -54,17 +60,18 @@ def score_answers(questions: pd.DataFrame, answers: pd.DataFrame, passages: pd.D
         replies = judge.complete_many(prompts, max_tokens=judge_max_tokens,
                                       desc=f"judge {method}")
         # an empty prediction or an unreadable verdict is wrong, like a failed call
-        scores["judge_acc"] = [0.0 if not p or (v := parse_judgement(r.text)) is None else v
-                               for p, r in zip(scores["prediction"], replies)]
+        scores["acc"] = [0.0 if not p or (v := parse_judgement(r.text)) is None else v
+                         for p, r in zip(scores["prediction"], replies)]
     return scores
 
 
-SUMMARY_METRICS = ["em", "f1", "acc", "judge_acc", "context_sp_recall", "n_contexts",
+SUMMARY_METRICS = ["em", "f1", "acc", "hits1", "context_sp_recall", "n_contexts",
                    "prompt_tokens", "completion_tokens", "reader_latency_ms"]
 
 
 def summarise_scores(scores: pd.DataFrame, by: tuple[str, ...] = ("source", "method")) -> pd.DataFrame:
-    """Means of the per-question scores by ``by``, with ``questions`` and ``failed`` counts."""
+    """Means of the per-question scores by ``by``, with ``questions`` (the questions each mean
+    rests on) and ``failed`` counts; ``acc`` stays NaN where no judge ran."""
     grouped = scores.groupby(list(by), sort=False, dropna=False)
     summary = grouped[SUMMARY_METRICS].mean()
     summary.insert(0, "failed", grouped["failed"].sum())

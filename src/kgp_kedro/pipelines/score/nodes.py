@@ -17,7 +17,9 @@ logger = logging.getLogger(__name__)
 def score_method(qa_questions: pd.DataFrame, answers: pd.DataFrame, passages: pd.DataFrame,
                  score: dict[str, Any], llm: dict[str, Any], name: str) -> pd.DataFrame:
     """Per-question scores of method ``name`` (empty when the method was skipped). The LLM
-    judge (Listing 5) runs when ``score.judge`` is true, with the LLM of parameters_llm.yml."""
+    judge (Listing 5) runs when ``score.judge`` is true, with the LLM of parameters_llm.yml, and
+    gives ``acc`` (the paper's Acc); without it ``acc`` is NaN and ``hits1`` (a gold answer
+    contained in the prediction) is the string-match score."""
     if answers.empty:
         logger.warning("score %s skipped: no answers (method skipped)", name)
         return pd.DataFrame(columns=SCORE_COLUMNS)
@@ -30,10 +32,15 @@ def score_method(qa_questions: pd.DataFrame, answers: pd.DataFrame, passages: pd
 
 
 def _log_score_summary(scores: pd.DataFrame, name: str) -> None:
-    """One line per method: its questions, failures (scored as wrong) and mean EM / F1."""
+    """One line per method: its questions, failures (scored as wrong) and mean EM / F1 /
+    Hits@1, and Acc when the judge ran."""
     n, failed = len(scores), int(scores["failed"].astype(bool).sum()) if len(scores) else 0
-    means = (f"EM {scores['em'].astype(float).mean():.3f}, "
-             f"F1 {scores['f1'].astype(float).mean():.3f}") if n else "no questions"
+    means = "no questions"
+    if n:
+        means = ", ".join(f"{label} {scores[column].astype(float).mean():.3f}"
+                          for label, column in (("EM", "em"), ("F1", "f1"), ("Hits@1", "hits1"),
+                                                ("Acc", "acc"))
+                          if scores[column].notna().any())
     if n and failed == n:
         logger.warning("score %s: FAILED: all %d questions failed (no answer from the reader), "
                        "scored as wrong: %s", name, n, means)
@@ -55,7 +62,7 @@ def summarise_qa(*method_scores: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFra
     else:
         scores = pd.concat(present, ignore_index=True)
     scores["failed"] = scores["failed"].astype(bool)
-    for column in ("em", "f1", "acc", "judge_acc", "context_sp_recall", "reader_latency_ms"):
+    for column in ("em", "f1", "acc", "hits1", "context_sp_recall", "reader_latency_ms"):
         scores[column] = scores[column].astype(float)
     all_failed = [m for m, group in scores.groupby("method", sort=False)
                   if len(group) and group["failed"].all()]
