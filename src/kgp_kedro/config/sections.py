@@ -112,7 +112,7 @@ class ReadParams(Params):
 
 
 class ScoreParams(Params):
-    judge: bool = False             # the paper's Acc: the Listing 5 LLM judge
+    judge: bool = False             # acc, the paper's Acc: the Listing 5 LLM judge; false: acc NaN
     judge_max_tokens: PosInt = 4
 
 
@@ -120,7 +120,11 @@ class ReportParams(Params):
     table1_methods: list[str] | None = None
     table2_methods: list[str] = Field(default_factory=lambda: [
         "kgp_random", "kgp_tfidf", "kgp_encoder", "kgp_t5", "kgp_chat"])
-    figure_metric: Literal["em", "f1", "acc", "judge_acc"] = "f1"
+    figure_metric: Literal["em", "f1", "acc", "hits1"] = "f1"   # acc: the judge's (score.judge)
+    # percentile bootstrap over questions of F1 and F1 / Golden F1 (paired on the same resamples)
+    bootstrap_resamples: PosInt = 1000
+    bootstrap_confidence: float = Field(0.95, gt=0.0, lt=1.0)
+    bootstrap_seed: Int = 0
 
 
 def plain(params: Params) -> dict[str, Any]:

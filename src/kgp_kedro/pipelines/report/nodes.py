@@ -1,26 +1,47 @@
 """Nodes of the report pipeline."""
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import pandas as pd
 import plotly.graph_objects as go
 
-from kgp_kedro.reporting.qa_tables import comparison_table, plot_qa_comparison, reader_costs
+from kgp_kedro.reporting.qa_tables import (comparison_table, plot_qa_comparison, reader_costs,
+                                           score_intervals)
 from kgp_kedro.config import validate
 from kgp_kedro.config.project import parse_method
 from kgp_kedro.config.sections import ReportParams
 
+logger = logging.getLogger(__name__)
 
-def tabulate_qa(qa_summary: pd.DataFrame, report: dict[str, Any]
+
+def tabulate_qa(qa_summary: pd.DataFrame, report: dict[str, Any],
+                qa_scores: pd.DataFrame | None = None
                 ) -> tuple[pd.DataFrame, pd.DataFrame, go.Figure, go.Figure]:
     """Table 1 (every method, or ``report.table1_methods``), Table 2 (the traversal agents of
-    ``report.table2_methods`` that ran) and the F1 figure of Table 1 (as HTML and JSON)."""
+    ``report.table2_methods`` that ran) and the figure of Table 1's ``report.figure_metric``
+    (as HTML and JSON). With the per-question ``qa_scores``, F1 and F1 / Golden F1 get a
+    percentile bootstrap interval over each source's questions (``report.bootstrap_*``), in
+    the tables and as the figure's error bars; without them the interval columns are NaN."""
     params = validate(ReportParams, report, "report")
     present = set(qa_summary["method"])
+    if qa_scores is None:
+        logger.warning("tabulate_qa: no per-question scores given, so no bootstrap intervals "
+                       "(the <source>/f1_low, f1_high columns are empty)")
+        intervals = None
+    else:
+        intervals = score_intervals(qa_scores, n_resamples=params.bootstrap_resamples,
+                                    confidence=params.bootstrap_confidence,
+                                    seed=params.bootstrap_seed)
+    if params.figure_metric == "acc" and qa_summary["acc"].isna().all():
+        logger.warning("tabulate_qa: report.figure_metric is acc (the LLM judge) but no judge "
+                       "ran (score.judge: false): the figure is empty; hits1 is the string match")
     table1 = comparison_table(qa_summary, [m for m in params.table1_methods or
-                                           dict.fromkeys(qa_summary["method"]) if m in present])
-    table2 = comparison_table(qa_summary, [m for m in params.table2_methods if m in present])
+                                           dict.fromkeys(qa_summary["method"]) if m in present],
+                              intervals=intervals)
+    table2 = comparison_table(qa_summary, [m for m in params.table2_methods if m in present],
+                              intervals=intervals)
     figure = plot_qa_comparison(table1, params.figure_metric)
     return table1, table2, figure, figure
 
