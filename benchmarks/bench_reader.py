@@ -90,7 +90,7 @@ def main() -> None:
             for row in summary.itertuples():
                 speed = (row.prompt_tokens + row.completion_tokens) / row.reader_latency_ms * 1000
                 print(f"  {prompt:6s} {setting:6s} {row.source:16s} EM {100 * row.em:5.1f}  F1 "
-                      f"{100 * row.f1:5.1f}  Acc {100 * row.acc:5.1f}  "
+                      f"{100 * row.f1:5.1f}  Hits@1 {100 * row.hits1:5.1f}  "
                       f"{row.reader_latency_ms / 1000:5.2f} s/question  "
                       f"{row.prompt_tokens:6.0f} prompt tokens  {speed:5.0f} tokens/s  "
                       f"failed {row.failed}")
