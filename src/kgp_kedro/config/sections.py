@@ -37,6 +37,9 @@ class EncoderParams(Params):
     device: str = "auto"
     batch_size: PosInt = 64
     dtype: Literal["auto", "float32", "bfloat16"] = "auto"   # auto: bf16 where the CPU/GPU has it
+    # on-disk vector cache keyed by (model files, dtype, normalisation, device type, library
+    # versions; sha256 of the text): an unchanged re-run encodes nothing; null: no cache
+    cache_dir: str | None = "data/04_feature/cache/embeddings"
 
 
 class EmbedParams(Params):

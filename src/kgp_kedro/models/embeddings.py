@@ -3,25 +3,115 @@ from __future__ import annotations
 
 import logging
 import sys
-import time
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from kgp_kedro.models.cache import (TextCache, cached_map, open_cache, package_version,
+                                    path_fingerprint)
 
 logger = logging.getLogger(__name__)
 
 EMBEDDING_COLUMNS = ["passage_id", "embedding"]
 
 
-def embed_passages(passages: pd.DataFrame, encoder) -> pd.DataFrame:
+class LazyEncoder:
+    """The encoder of an ``embed.encoders`` entry (:class:`~kgp_kedro.config.sections.
+    EncoderParams`), loaded on the first :meth:`encode` only: a run whose passages are all
+    cached never imports sentence-transformers. ``name``, ``device``, ``dtype`` and
+    ``normalize`` are resolved as :class:`~kgp_kedro.models.encoders.SentenceEncoder` does."""
+
+    normalize = True   # SentenceEncoder's default, which load_encoder keeps
+
+    def __init__(self, params) -> None:
+        from kgp_kedro.models.devices import resolve_device
+        from kgp_kedro.models.encoders import resolve_dtype
+
+        self.params = params
+        self.name = params.model
+        self.device = resolve_device(params.device)
+        self.dtype = resolve_dtype(params.dtype, self.device)
+
+    def encode(self, texts: Sequence[str], show_progress: bool = False) -> np.ndarray:
+        from kgp_kedro.models.loading import load_encoder
+
+        encoder = load_encoder(self.params)
+        if (encoder.device, encoder.dtype, encoder.normalize) != (
+                self.device, self.dtype, self.normalize):   # would file vectors under a wrong key
+            raise RuntimeError(f"encoder {self.name} loaded as {encoder.device}/{encoder.dtype}, "
+                               f"expected {self.device}/{self.dtype}")
+        return encoder.encode(texts, show_progress=show_progress)
+
+
+def encoder_identity(encoder, memo: Any = None) -> dict[str, Any]:
+    """What makes ``encoder``'s vectors: the key of its cache entries.
+
+    - the model's files: a content hash of the local directory it loads from (the packaged
+      all-MiniLM-L6-v2 copy, or a local path: retrained weights at the same path give a new
+      identity); a hub name that is not a local path is keyed by its name only;
+    - the dtype its weights run in (bf16 and fp32 never share entries), L2 normalisation, the
+      device type (cpu / cuda / mps: kernels differ in the last bits);
+    - torch, transformers and sentence-transformers versions (an upgrade re-encodes once).
+
+    The batch size is left out: it only moves the last float bits, as batch composition does.
+    """
+    from kgp_kedro.models.encoders import resolve_model_path
+
+    path = resolve_model_path(encoder.name)
+    local = Path(path).exists()
+    return {
+        "kind": "passage_embedding",
+        "model": None if local else encoder.name,
+        "files": path_fingerprint(path, memo) if local else None,
+        "dtype": encoder.dtype,
+        "normalize": bool(encoder.normalize),
+        "device": str(encoder.device).split(":")[0],
+        "torch": package_version("torch"),
+        "transformers": package_version("transformers"),
+        "sentence_transformers": package_version("sentence-transformers"),
+    }
+
+
+def _decode_vector(raw: Any) -> np.ndarray:
+    if not isinstance(raw, bytes) or not raw or len(raw) % 4:
+        raise ValueError("not a float32 vector")
+    return np.frombuffer(raw, dtype=np.float32)
+
+
+def embedding_cache(directory: str | None, encoder) -> TextCache | None:
+    """The on-disk cache of ``encoder``'s passage vectors in ``directory`` (``None``: off)."""
+    return open_cache(directory, lambda memo: encoder_identity(encoder, memo),
+                      encode=lambda v: np.ascontiguousarray(v, dtype=np.float32).tobytes(),
+                      decode=_decode_vector)
+
+
+def embed_passages(passages: pd.DataFrame, encoder, cache_dir: str | None = None
+                   ) -> pd.DataFrame:
     """``passage_embeddings``: one row per distinct passage id (a document shared by several
-    collections is encoded once)."""
+    collections is encoded once).
+
+    With ``cache_dir``, vectors are looked up on disk by (encoder identity, sha256 of the text)
+    (:func:`encoder_identity`); only the missing texts are encoded, in one batch, and stored.
+    ``encoder``: a :class:`~kgp_kedro.models.encoders.SentenceEncoder` or a
+    :class:`LazyEncoder` (loaded only when something is missing)."""
     unique = passages.drop_duplicates("passage_id")
-    start = time.perf_counter()
-    vectors = encoder.encode(unique["text"].tolist(), show_progress=sys.stderr.isatty())
-    logger.info("Encoded %d passages with %s on %s: %.0f passages/s", len(unique), encoder.name,
-                encoder.device, len(unique) / max(time.perf_counter() - start, 1e-9))
+    texts = unique["text"].tolist()
+    cache = embedding_cache(cache_dir, encoder)
+    try:
+        vectors, stats = cached_map(
+            texts, lambda batch: encoder.encode(batch, show_progress=sys.stderr.isatty()), cache)
+    finally:
+        if cache is not None:
+            cache.close()
+    if len({v.shape for v in vectors}) > 1:
+        raise ValueError(f"vectors of several dimensions for {encoder.name}: delete the "
+                         f"embedding cache {cache_dir}")
+    logger.info("Passage embeddings, %s on %s in %s: %s%s", encoder.name, encoder.device,
+                encoder.dtype, stats.describe("passages"),
+                f"; cache {cache_dir}" if cache is not None else "; no cache")
     return pd.DataFrame({"passage_id": unique["passage_id"].to_numpy(),
                          "embedding": list(vectors)}, columns=EMBEDDING_COLUMNS)
 
