@@ -1,12 +1,21 @@
-"""Collections (paper §8.1 negatives) and passage splitting on real records."""
+"""Collections (paper §8.1 negatives, Table 3 sizes) and passage splitting on real records."""
 from __future__ import annotations
 
 import json
+import logging
 
+import numpy as np
 import pandas as pd
+import pytest
 
+from kgp_kedro.config import ParameterError, validate
+from kgp_kedro.config.sections import IngestParams, PassagesParams
 from kgp_kedro.corpus import build_collections, split_passages
+from kgp_kedro.corpus.collections import document_units
 from kgp_kedro.corpus.splitting import pack_sentences, split_sentences
+from tests.conftest import MUSIQUE
+
+TABLE3 = {"hotpotqa": 715, "musique": 748, "2wikimultihopqa": 294}
 
 
 def _subset(data, n):
@@ -14,6 +23,12 @@ def _subset(data, n):
     questions = questions.head(n)
     return questions, documents[documents["collection_id"].isin(questions["collection_id"])]
 
+
+def _sizes(passages: pd.DataFrame) -> pd.Series:
+    return passages.groupby("collection_id").size()
+
+
+# --- negatives_per_question (the alternative rule) -------------------------------------------
 
 def test_negatives_come_from_other_questions_and_are_seeded(hotpot):
     questions, documents = _subset(hotpot, 30)
@@ -46,8 +61,100 @@ def test_negatives_do_not_depend_on_the_other_questions_kept(hotpot):
 
 def test_zero_negatives_keeps_the_documents(hotpot):
     questions, documents = _subset(hotpot, 5)
-    assert len(build_collections(questions, documents, 0, seed=1)) == len(documents)
+    kept = build_collections(questions, documents, 0, seed=1)
+    assert len(kept) == len(documents)
+    assert (kept["dataset"] == "hotpotqa").all()   # each document's dataset, for its unit
 
+
+# --- collection_size: Table 3's passages per collection --------------------------------------
+
+@pytest.mark.parametrize("dataset", ["hotpotqa", "musique", "2wikimultihopqa"])
+def test_table3_sizes_are_reached_on_every_bundled_question(dataset, hotpot, musique, twowiki):
+    """All bundled questions (300 / 181 / 103): the pools hold 12.5k / 3.6k / 3.3k passages, so
+    every collection reaches Table 3's size, to within half of the last document drawn."""
+    questions, documents = {"hotpotqa": hotpot, "musique": musique,
+                            "2wikimultihopqa": twowiki}[dataset]
+    target = TABLE3[dataset]
+    collections = build_collections(questions, documents, 20, seed=42, collection_size=TABLE3)
+    passages = split_passages(collections)   # the default passages: the units counted
+    sizes = _sizes(passages)
+    assert len(sizes) == len(questions)
+    biggest = int(document_units(documents).max())
+    assert (sizes - target).abs().max() <= biggest / 2 + 1
+    assert abs(sizes.mean() - target) / target < 0.01
+    # the size counted at ingest is the passages the passages stage makes
+    units = collections.assign(units=document_units(collections)).groupby("collection_id")["units"].sum()
+    pd.testing.assert_series_equal(units.sort_index(), sizes.sort_index(), check_names=False,
+                                   check_dtype=False)
+    # only the question's own documents are supporting; negatives come from other questions
+    negatives = collections[collections["is_negative"]]
+    assert not negatives["is_supporting"].any()
+    assert not (negatives["doc_id"].str.rsplit("/", n=1).str[0] == negatives["collection_id"]).any()
+    own = collections[~collections["is_negative"]]
+    assert len(own) == len(documents)
+
+
+def test_a_target_size_is_seeded_per_question(musique):
+    questions, documents = _subset(musique, 40)
+    size = {"musique": 200}
+    a = build_collections(questions, documents, 20, seed=42, collection_size=size)
+    again = build_collections(questions, documents, 20, seed=42, collection_size=size)
+    reordered = build_collections(questions.iloc[::-1], documents, 20, seed=42,
+                                  collection_size=size)
+    other = build_collections(questions, documents, 20, seed=7, collection_size=size)
+    pd.testing.assert_frame_equal(a, again)
+    for cid in questions["collection_id"]:
+        ids = a[a.collection_id == cid]["doc_id"].tolist()
+        assert ids == reordered[reordered.collection_id == cid]["doc_id"].tolist()
+        assert len(ids) == 200   # a MuSiQue paragraph is one passage: exactly the target
+    assert not a.equals(other)
+    assert (other.groupby("collection_id").size() == 200).all()
+
+
+def test_a_pool_too_small_for_the_target_gives_all_it_has_and_warns(hotpot, caplog):
+    questions, documents = _subset(hotpot, 3)   # ~3 x 40 sentences: far below 715
+    with caplog.at_level(logging.WARNING, logger="kgp_kedro.corpus.collections"):
+        collections = build_collections(questions, documents, 20, seed=42,
+                                        collection_size={"hotpotqa": 715})
+    assert "too small for 715 passages per collection: 3 of 3" in caplog.text
+    pool = documents.drop_duplicates(["title", "text"])
+    for cid, docs in collections.groupby("collection_id"):
+        own_titles = set(documents.loc[documents.collection_id == cid, "title"])
+        # every pool document whose title is not already in the collection
+        assert len(docs) == len(documents[documents.collection_id == cid]) + \
+            (~pool["title"].isin(own_titles) & (pool["collection_id"] != cid)).sum()
+
+
+def test_collection_size_picks_the_rule_per_dataset(hotpot, musique):
+    hq, hd = _subset(hotpot, 20)
+    mq, md = _subset(musique, 20)
+    questions, documents = pd.concat([hq, mq]), pd.concat([hd, md])
+    # MuSiQue null: its collections get negatives_per_question documents; HotpotQA a size
+    mixed = build_collections(questions, documents, 4, seed=42,
+                              collection_size={"hotpotqa": 150, "musique": None})
+    negatives = mixed.groupby(["source", "collection_id"])["is_negative"].sum()
+    assert (negatives.loc["musique"] == 4).all()
+    sizes = _sizes(split_passages(mixed[mixed["source"] == "hotpotqa"]))
+    assert abs(sizes.mean() - 150) < 5
+    # null for every dataset: the negatives rule, as before collection sizes existed
+    pd.testing.assert_frame_equal(build_collections(questions, documents, 4, seed=42, collection_size=None),
+                                  build_collections(questions, documents, 4, seed=42))
+
+
+def test_collection_size_parameters_are_validated():
+    sources = [{"dataset": "musique", "path": "x.jsonl"}]
+    params = validate(IngestParams, {"sources": sources}, "ingest")
+    assert params.collection_size == TABLE3
+    off = validate(IngestParams, {"sources": sources, "collection_size": None}, "ingest")
+    assert off.collection_size is None
+    with pytest.raises(ParameterError, match=r"ingest\.collection_size\.iirc"):
+        validate(IngestParams, {"sources": sources, "collection_size": {"iirc": 1120}}, "ingest")
+    with pytest.raises(ParameterError, match=r"ingest\.collection_size\.musique"):
+        validate(IngestParams, {"sources": sources, "collection_size": {"musique": 0}}, "ingest")
+    assert PassagesParams().paragraph_datasets == ["musique"]
+
+
+# --- passages --------------------------------------------------------------------------------
 
 def test_sentence_level_passages_carry_the_supporting_facts(hotpot):
     questions, documents = _subset(hotpot, 20)
@@ -62,9 +169,32 @@ def test_sentence_level_passages_carry_the_supporting_facts(hotpot):
         assert ps["passage_id"].is_unique
 
 
-def test_musique_paragraphs_are_packed_within_the_budget(musique):
+def test_musique_paragraphs_are_whole_passages_with_their_labels(musique):
+    """The default: a MuSiQue paragraph is one passage, its text untouched, supporting exactly
+    when the record says ``is_supporting``; a question has as many supporting passages as
+    decomposition steps."""
+    questions, documents = _subset(musique, 30)
+    passages = split_passages(documents)
+    assert len(passages) == len(documents)
+    raw = {}
+    with MUSIQUE.open() as handle:
+        for line, _ in zip(handle, range(30)):
+            record = json.loads(line)
+            raw[record["id"]] = record
+    for q in questions.itertuples():
+        record = raw[q.question_id]
+        ps = passages[passages["collection_id"] == q.collection_id]
+        assert ps["text"].tolist() == [p["paragraph_text"].strip() for p in record["paragraphs"]]
+        assert ps["is_supporting"].tolist() == [bool(p["is_supporting"])
+                                                for p in record["paragraphs"]]
+        assert ps["passage_id"].tolist() == [f"musique/{q.question_id}/{p['idx']}#0"
+                                             for p in record["paragraphs"]]
+        assert ps["is_supporting"].sum() == len(record["question_decomposition"])
+
+
+def test_musique_paragraphs_are_packed_within_the_budget_when_asked(musique):
     questions, documents = _subset(musique, 10)
-    passages = split_passages(documents, max_chars=250)
+    passages = split_passages(documents, max_chars=250, paragraph_datasets=[])
     for doc in documents.itertuples():
         ps = passages[(passages["doc_id"] == doc.doc_id)]
         assert len(ps) >= 1
@@ -76,6 +206,31 @@ def test_musique_paragraphs_are_packed_within_the_budget(musique):
     # only a sentence longer than the budget makes a longer passage, and then it is alone
     assert all(len(s) == 1 for s in split_sentences(over))
     assert len(over) < 0.1 * len(passages)
+    assert len(passages) > 2 * len(documents)
+
+
+def test_hotpotqa_paragraphs_as_passages(hotpot):
+    """A sentence dataset in paragraph_datasets: one passage per paragraph, the paragraph's
+    text, supporting when one of its sentences is a supporting fact (negatives never)."""
+    questions, documents = _subset(hotpot, 10)
+    collections = build_collections(questions, documents, 3, seed=5)
+    passages = split_passages(collections, paragraph_datasets=["hotpotqa"])
+    assert len(passages) == len(collections)
+    assert passages["text"].tolist() == collections["text"].tolist()
+    expected = [bool(np.any(s)) if s is not None else False
+                for s in collections["sentence_support"]]
+    assert passages["is_supporting"].tolist() == expected
+    for q in questions.itertuples():
+        titles = {t for t, _ in json.loads(q.meta)["supporting_facts"]}
+        ps = passages[(passages.collection_id == q.collection_id) & passages.is_supporting]
+        assert set(ps["title"]) == titles
+
+
+def test_a_dataset_is_found_by_its_column_before_its_source_name(musique):
+    questions, documents = _subset(musique, 2)
+    renamed = documents.assign(source="my_musique")
+    assert len(split_passages(renamed)) > len(documents)   # no dataset: packed by source name
+    assert len(split_passages(renamed.assign(dataset="musique"))) == len(documents)
 
 
 def test_pack_sentences_never_cuts_a_sentence():

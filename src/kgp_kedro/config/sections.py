@@ -22,13 +22,22 @@ class Source(Params):
 
 class IngestParams(Params):
     sources: list[Source] = Field(min_length=1)
+    # passages per collection (Table 3), reached by seeded documents of other questions and
+    # counted in the dataset's unit (a HotpotQA/2Wiki sentence, a MuSiQue paragraph); a dataset
+    # absent or null here gets negatives_per_question documents instead (null: every dataset)
+    collection_size: dict[Literal["hotpotqa", "musique", "2wikimultihopqa"],
+                          PosInt | None] | None = Field(default_factory=lambda: {
+                              "hotpotqa": 715, "musique": 748, "2wikimultihopqa": 294})
     negatives_per_question: NonNegInt = 20   # seeded negative documents per collection (§8.1)
     seed: Int = 42
     qa_questions_per_source: PosInt | None = 3   # questions the reader answers; null: all
 
 
 class PassagesParams(Params):
-    sentence_level: bool = True   # one passage per dataset sentence (HotpotQA, 2Wiki)
+    # datasets whose paragraphs are passages, whole (MuSiQue: its supervision unit); first rule
+    paragraph_datasets: list[Literal["hotpotqa", "musique", "2wikimultihopqa", "documents"]] = \
+        Field(default_factory=lambda: ["musique"])
+    sentence_level: bool = True   # then one passage per dataset sentence (HotpotQA, 2Wiki)
     max_chars: PosInt = 250       # elsewhere: sentences packed up to this length (§8.1)
 
 

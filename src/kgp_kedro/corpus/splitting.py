@@ -60,59 +60,104 @@ def pack_sentences(sentences: list[str], max_chars: int) -> list[list[int]]:
     return groups
 
 
-def split_passages(documents: pd.DataFrame, sentence_level: bool = True,
-                   max_chars: int = 250) -> pd.DataFrame:
-    """Split every document of every collection into passages.
+def _dataset_of(documents: pd.DataFrame) -> pd.Series:
+    """Each document's dataset: the ``dataset`` column that ingest adds, else its source name
+    (the dataset's name unless the source was renamed)."""
+    if "dataset" in documents.columns:
+        return documents["dataset"].fillna(documents["source"])
+    return documents["source"]
 
-    - Documents that come with the dataset's sentence split (HotpotQA, 2Wiki) give one
-      passage per sentence when ``sentence_level`` (the granularity of their supporting facts);
-      a passage is supporting when its sentence is a supporting fact.
-    - Other documents (MuSiQue paragraphs, user documents) are sentence-split and packed into
+
+def split_passages(documents: pd.DataFrame, sentence_level: bool | None = None,
+                   max_chars: int | None = None,
+                   paragraph_datasets: Iterable[str] | None = None) -> pd.DataFrame:
+    """Split every document of every collection into passages (the KG nodes, the retrieval
+    unit). A document's passage unit, in this order:
+
+    - its dataset is in ``paragraph_datasets`` (default: MuSiQue, whose supervision is the
+      paragraph): one passage per paragraph, i.e. the whole document for a dataset's paragraph,
+      a blank-line block for a user document, the text never re-split; supporting when the
+      document is (for HotpotQA / 2Wiki: when one of its sentences is a supporting fact);
+    - it comes with the dataset's sentence split (HotpotQA, 2Wiki) and ``sentence_level``:
+      one passage per sentence (the granularity of their supporting facts), supporting when its
+      sentence is a supporting fact;
+    - else (user documents; MuSiQue when not in ``paragraph_datasets``): sentences packed into
       passages of at most ``max_chars`` characters (paper §8.1: passage length 250), never
-      across a blank line; their passages inherit the document's (paragraph-level) label.
+      across a blank line; the passages inherit the document's label.
 
     ``passage_id`` is ``<doc_id>#<n>`` with ``n`` the sentence index (sentence level) or the
-    passage's rank in the document, so a document shared by several collections has the same
-    passage ids in each.
+    passage's rank in the document (``#0`` for a one-paragraph document), so a document shared
+    by several collections has the same passage ids in each. Arguments left ``None`` take the
+    defaults of :class:`~kgp_kedro.config.sections.PassagesParams`. A document's dataset is
+    its ``dataset`` column (added by ingest), else its ``source``.
     """
-    unique = documents.drop_duplicates("doc_id")
-    needs_split = unique[unique["sentences"].isna()]
-    split = dict(zip(needs_split["doc_id"], split_sentences(needs_split["text"])))
+    from kgp_kedro.config.sections import PassagesParams
 
-    rows: list[dict[str, Any]] = []
-    for doc in tqdm(documents.itertuples(index=False), total=len(documents),
-                    desc="split passages", leave=False, disable=None):
-        given = doc.sentences is not None and len(doc.sentences) > 0
+    defaults = PassagesParams()
+    sentence_level = defaults.sentence_level if sentence_level is None else sentence_level
+    max_chars = defaults.max_chars if max_chars is None else max_chars
+    paragraphs = set(defaults.paragraph_datasets if paragraph_datasets is None
+                     else paragraph_datasets)
+    if documents.empty:
+        return _passage_table([])
+    whole = _dataset_of(documents).isin(paragraphs).to_numpy()
+    has_sentences = documents["sentences"].map(lambda s: s is not None and len(s) > 0).to_numpy()
+    # a document shared by several collections is split once: its passages, by doc_id
+    first = ~documents["doc_id"].duplicated().to_numpy()
+    unique = documents[first]
+    packed = ~whole[first] & ~(has_sentences[first] & sentence_level)
+    needs_split = unique[packed & ~has_sentences[first]]
+    split = (dict(zip(needs_split["doc_id"], split_sentences(needs_split["text"])))
+             if len(needs_split) else {})
+    template: list[tuple[str, str, str, int, tuple[int, ...] | None]] = []
+    for doc, is_whole, given in tqdm(zip(unique.itertuples(index=False), whole[first],
+                                         has_sentences[first]),
+                                     total=len(unique), desc="split passages", leave=False,
+                                     disable=None):
+        if is_whole:
+            texts = [p.strip() for p in _BLANK_LINE.split(doc.text) if p.strip()] or [doc.text]
+            template.extend((doc.doc_id, f"{doc.doc_id}#{n}", text, n, None)
+                            for n, text in enumerate(texts))
+            continue
+        sentences = [str(s).strip() for s in doc.sentences] if given else split[doc.doc_id]
         if given and sentence_level:
-            sentences = [s.strip() for s in doc.sentences]
             groups = [[i] for i, s in enumerate(sentences) if s]
             ids = [g[0] for g in groups]
         else:
-            sentences = [s.strip() for s in doc.sentences] if given else split[doc.doc_id]
             kept = [i for i, s in enumerate(sentences) if s]
-            groups = [[kept[i] for i in g] for g in pack_sentences([sentences[i] for i in kept],
-                                                                   max_chars)]
+            groups = [[kept[i] for i in g]
+                      for g in pack_sentences([sentences[i] for i in kept], max_chars)]
             ids = list(range(len(groups)))
-        support = doc.sentence_support
-        for order, (group, pid) in enumerate(zip(groups, ids)):
-            if support is not None and len(support):
-                supporting = any(bool(support[i]) for i in group)
-            else:
-                supporting = bool(doc.is_supporting)
-            rows.append({
-                "source": doc.source,
-                "collection_id": doc.collection_id,
-                "passage_id": f"{doc.doc_id}#{pid}",
-                "doc_id": doc.doc_id,
-                "title": doc.title,
-                "text": " ".join(sentences[i] for i in group),
-                "order": order,
-                "page": None,
-                "kind": "passage",
-                "is_supporting": supporting,
-            })
-    passages = pd.DataFrame(rows, columns=PASSAGE_COLUMNS)
-    passages["page"] = passages["page"].astype("Int64")
+        # the sentence indices of a passage, where the dataset labels sentences
+        template.extend((doc.doc_id, f"{doc.doc_id}#{pid}", " ".join(sentences[i] for i in g),
+                         order, tuple(g) if given else None)
+                        for order, (g, pid) in enumerate(zip(groups, ids)))
+    shapes = pd.DataFrame(template, columns=["doc_id", "passage_id", "text", "order", "group"])
+    rows = (documents[["source", "collection_id", "doc_id", "title", "is_supporting",
+                       "sentence_support"]]
+            .assign(row=range(len(documents)), whole=whole)
+            .merge(shapes, on="doc_id", how="left", sort=False)
+            .dropna(subset=["passage_id"])   # a document without text has no passage
+            .sort_values(["row", "order"], kind="stable").reset_index(drop=True))
+    rows["is_supporting"] = rows["is_supporting"].astype(bool)
+    # sentence labels: a passage is supporting when one of its sentences is a supporting fact;
+    # a whole paragraph when the document is (or one of its sentences is)
+    labelled = rows["sentence_support"].map(lambda f: f is not None and len(f) > 0).to_numpy()
+    for i in labelled.nonzero()[0]:
+        flags, group = rows.at[i, "sentence_support"], rows.at[i, "group"]
+        if rows.at[i, "whole"]:
+            rows.at[i, "is_supporting"] = bool(rows.at[i, "is_supporting"]) or any(map(bool, flags))
+        elif group is not None:
+            rows.at[i, "is_supporting"] = any(bool(flags[j]) for j in group if j < len(flags))
+    passages = _passage_table(rows.assign(page=None, kind="passage"))
     logger.info("Split %d documents into %d passages (%d collections)", len(documents),
                 len(passages), passages["collection_id"].nunique())
     return passages
+
+
+def _passage_table(rows: Any) -> pd.DataFrame:
+    frame = (rows[PASSAGE_COLUMNS].reset_index(drop=True) if isinstance(rows, pd.DataFrame)
+             else pd.DataFrame(rows, columns=PASSAGE_COLUMNS))
+    frame["page"] = frame["page"].astype("Int64")
+    frame["order"] = frame["order"].astype("int64")
+    return frame

@@ -43,9 +43,12 @@ def read_sources(ingest: dict[str, Any]) -> tuple[pd.DataFrame, pd.DataFrame, pd
 
 def add_negative_documents(questions: pd.DataFrame, own_documents: pd.DataFrame,
                            ingest: dict[str, Any]) -> pd.DataFrame:
-    """Complete each collection with seeded negative documents (paper §8.1)."""
+    """Complete each collection with seeded negative documents (paper §8.1): up to
+    ``ingest.collection_size`` passages for a dataset listed there (Table 3's sizes by default),
+    else ``negatives_per_question`` documents. Adds each document's ``dataset``."""
     params = validate(IngestParams, ingest, "ingest")
-    return build_collections(questions, own_documents, params.negatives_per_question, params.seed)
+    return build_collections(questions, own_documents, params.negatives_per_question, params.seed,
+                             params.collection_size)
 
 
 def select_qa_questions(questions: pd.DataFrame, ingest: dict[str, Any]) -> pd.DataFrame:

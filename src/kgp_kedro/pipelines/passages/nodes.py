@@ -11,6 +11,9 @@ from kgp_kedro.corpus import split_passages
 
 
 def split_into_passages(documents: pd.DataFrame, passages: dict[str, Any]) -> pd.DataFrame:
-    """Every document split into passages (``passages.sentence_level``, ``max_chars``)."""
+    """Every document split into passages: whole paragraphs for ``passages.paragraph_datasets``
+    (MuSiQue), dataset sentences where ``sentence_level`` (HotpotQA, 2Wiki), else sentences
+    packed up to ``max_chars``."""
     params = validate(PassagesParams, passages, "passages")
-    return split_passages(documents, params.sentence_level, params.max_chars)
+    return split_passages(documents, params.sentence_level, params.max_chars,
+                          params.paragraph_datasets)
