@@ -1,23 +1,29 @@
 """TAGME KG (paper §3): passages are joined when they share a linked entity."""
 from __future__ import annotations
 
+import hashlib
+import inspect
+import json
 import logging
 import math
-import time
 from collections import Counter
 from collections.abc import Sequence
-from typing import Literal
+from pathlib import Path
+from typing import Any, Literal
 
 import pandas as pd
 from pydantic import Field
 
 from kgp_kedro.config.base import Fraction, Params, PosInt
 from kgp_kedro.corpus.collection import Collection
+from kgp_kedro.graphs import linking
 from kgp_kedro.graphs.builders.base import BUILDERS, GraphBuilder
 from kgp_kedro.graphs.features import shared_feature_edges
 from kgp_kedro.graphs.linking import (DEFAULT_LABELS, Mention, entity_tokens, make_linker,
                                       normalise_entity, strip_disambiguation)
 from kgp_kedro.graphs.model import Edges, Graph, Nodes
+from kgp_kedro.models.cache import (TextCache, cached_map, open_cache, package_version,
+                                    path_fingerprint)
 
 logger = logging.getLogger(__name__)
 
@@ -101,6 +107,53 @@ class LinkerParams(Params):
     labels: list[str] = Field(default_factory=lambda: list(DEFAULT_LABELS))
     batch_size: PosInt = 256
     lang: str = "en"                                 # tagme: the API's language
+    # on-disk mention cache keyed by (backend, spaCy model + version, labels, the linker's code;
+    # sha256 of the text): an unchanged re-run links nothing; null: no cache
+    cache_dir: str | None = "data/04_feature/cache/entities"
+
+
+def _code_digest(*objects: Any) -> str:
+    """sha256 of the source of the functions that turn a text into mentions: editing them
+    (normalisation, label filter) retires the cached mentions."""
+    parts = [inspect.getsource(inspect.unwrap(o)) if callable(o) else repr(o) for o in objects]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+
+
+def linker_identity(params: LinkerParams, memo: Any = None) -> dict[str, Any]:
+    """What makes a linker's mentions: the key of its cache entries. Offline: the spaCy model
+    (package name and version, or a local model directory's content hash), spaCy's version, the
+    kept labels and the linker's code; TagMe: the API language, the ``tagme`` client version
+    and the code. The batch size is left out (it does not change the mentions)."""
+    if params.backend == "offline":
+        model = params.spacy_model
+        local = Path(model).expanduser().exists()
+        return {"kind": "entity_mentions", "backend": "offline", "spacy_model": model,
+                "model_version": None if local else package_version(model),
+                "model_files": path_fingerprint(model, memo) if local else None,
+                "spacy": package_version("spacy"), "labels": sorted(set(params.labels)),
+                "code": _code_digest(linking._spacy_ner, linking.OfflineEntityLinker.annotate,
+                                     linking.normalise_entity, linking._TOKEN.pattern,
+                                     linking._POSSESSIVE.pattern)}
+    return {"kind": "entity_mentions", "backend": params.backend, "lang": params.lang,
+            "tagme": package_version("tagme"),
+            "code": _code_digest(linking.TagMeEntityLinker.annotate)}
+
+
+def _encode_mentions(mentions: Sequence[Mention]) -> str:
+    return json.dumps([[m.surface, m.entity, m.score] for m in mentions], ensure_ascii=False)
+
+
+def _decode_mentions(raw: Any) -> list[Mention]:
+    if not isinstance(raw, str):
+        raise ValueError("not a JSON mention list")
+    return [Mention(surface=surface, entity=entity, score=score)
+            for surface, entity, score in json.loads(raw)]
+
+
+def mention_cache(params: LinkerParams) -> TextCache | None:
+    """The on-disk cache of the linker's mentions in ``params.cache_dir`` (``None``: off)."""
+    return open_cache(params.cache_dir, lambda memo: linker_identity(params, memo),
+                      encode=_encode_mentions, decode=_decode_mentions)
 
 
 @BUILDERS.register("entity")
@@ -118,18 +171,31 @@ class EntityBuilder(GraphBuilder):
         linker: LinkerParams = Field(default_factory=LinkerParams)
 
     def featurize(self, passages: pd.DataFrame) -> pd.DataFrame:
-        """Entity mentions of every distinct passage, from the configured linker."""
+        """Entity mentions of every distinct passage, from the configured linker; mentions
+        already in the linker's ``cache_dir`` are reused (the linker runs, and spaCy loads,
+        only when a passage is missing)."""
         unique = passages.drop_duplicates("passage_id")[["passage_id", "text"]]
         linker_params = self.params.linker
-        if linker_params.backend == "offline":
-            linker = make_linker("offline", spacy_model=linker_params.spacy_model,
-                                 labels=linker_params.labels, batch_size=linker_params.batch_size)
-        else:
-            linker = make_linker("tagme", lang=linker_params.lang)
-        start = time.perf_counter()
-        mentions = linker.annotate(unique["text"].tolist())
-        logger.info("Linked %d passages with the %s linker: %.0f passages/s", len(unique),
-                    linker.name, len(unique) / max(time.perf_counter() - start, 1e-9))
+
+        def annotate(texts: list[str]) -> list[list[Mention]]:
+            if linker_params.backend == "offline":
+                linker = make_linker("offline", spacy_model=linker_params.spacy_model,
+                                     labels=linker_params.labels,
+                                     batch_size=linker_params.batch_size)
+            else:
+                linker = make_linker("tagme", lang=linker_params.lang)
+            return linker.annotate(texts)
+
+        cache = mention_cache(linker_params)
+        try:
+            mentions, stats = cached_map(unique["text"].tolist(), annotate, cache)
+        finally:
+            if cache is not None:
+                cache.close()
+        logger.info("Entity mentions, %s linker%s: %s%s", linker_params.backend,
+                    f" ({linker_params.spacy_model})" if linker_params.backend == "offline"
+                    else "", stats.describe("passages"),
+                    f"; cache {linker_params.cache_dir}" if cache is not None else "; no cache")
         return pd.DataFrame({
             "passage_id": unique["passage_id"].to_numpy(),
             "surfaces": [[m.surface for m in ms] for ms in mentions],
