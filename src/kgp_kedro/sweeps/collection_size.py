@@ -20,7 +20,8 @@ def sweep_collection_size(questions: pd.DataFrame, own_documents: pd.DataFrame,
     source get collections with that many negative documents (seeded as in ingest), split into
     passages (``passages_params``) and linked into the KGP graph (``graph_variant`` at
     ``graph_setting``, with its stored per-passage ``features`` and the passage
-    ``embeddings``) as the pipelines do; each method of ``methods`` then runs on them."""
+    ``embeddings``) as the pipelines do; each method of ``methods`` then runs on them, scored
+    at the budget at both units (``unit``: passage, document)."""
     subset = questions.groupby("source", sort=False).head(int(questions_per_source))
     settings = [s for s in graph_variant.settings if s[0] == graph_setting]
     rows = []
@@ -28,7 +29,7 @@ def sweep_collection_size(questions: pd.DataFrame, own_documents: pd.DataFrame,
         documents = build_collections(subset, own_documents, int(count), seed)
         documents = documents[documents["collection_id"].isin(subset["collection_id"])]
         sized = split_passages(documents, passages_params.sentence_level,
-                               passages_params.max_chars)
+                               passages_params.max_chars, passages_params.paragraph_datasets)
         uses_embeddings = graph_variant.embeddings is not None
         nodes, edges = build_variant(sized, graph_variant.make_builder(features), settings,
                                      f"{graph_variant.name}@{count}",
