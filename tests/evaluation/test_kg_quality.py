@@ -4,10 +4,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import pandas as pd
+
 from kgp_kedro.evaluation import graph_stats, kg_quality_rows, neighbourhood_scores, seed_passages
 from kgp_kedro.graphs import Edges, Graph, Nodes
 from kgp_kedro.graphs.build import GraphTables, build_variant
 from kgp_kedro.graphs.builders.tfidf import TfidfBuilder
+from kgp_kedro.pipelines.kg_quality.nodes import SUMMARY_COLUMNS, summarise_kg_quality
+from kgp_kedro.reporting import plot_kg_quality
 from kgp_kedro.search import tfidf_search
 
 
@@ -88,8 +92,55 @@ def test_seeds_and_quality_rows_on_real_collections(hotpot_passages):
     assert (row["n_hit"], row["recall"], row["sf_em"]) == (expected.n_hit, expected.recall,
                                                            expected.sf_em)
     assert row["n_nodes"] == len(ps) and row["density"] == pytest.approx(graph.density())
+    # the neighbour ratio: the share of the collection the seeds' neighbourhood covers
+    assert row["collection_passages"] == len(ps)
+    assert row["neighbour_ratio"] == pytest.approx(expected.n_candidates / len(ps))
     # more keywords: a denser graph and a neighbourhood that covers at least as much
     dense, sparse = (rows[rows["setting"] == s].set_index("question_id") for s in
                      ("n_kw=10", "n_kw=1"))
     assert (dense["n_edges"] >= sparse["n_edges"]).all()
     assert (dense["recall"] >= sparse["recall"]).all()
+
+
+def _rows(source, setting, n_passages, candidates, neighbours):
+    """Per-question rows of one setting: collections of ``n_passages``, ``|C1|`` each."""
+    return pd.DataFrame([{"source": source, "variant": "knn_st", "setting": setting,
+                          "question_id": f"{source}{i}", "collection_id": f"{source}{i}",
+                          "n_candidates": c, "collection_passages": n, "neighbour_ratio": c / n,
+                          "avg_neighbors": neighbours, "sf_em": 1.0, "precision": 0.1,
+                          "recall": 1.0, "density": 0.01, "n_nodes": n}
+                         for i, (n, c) in enumerate(zip(n_passages, candidates))])
+
+
+def test_neighbour_ratio_compares_collections_of_different_sizes():
+    """The same 10 neighbours per node: |C1| = 60 of a 100-passage collection, 60 of a
+    700-passage one; the neighbour ratio tells them apart, the average neighbours cannot."""
+    per_question, summary = summarise_kg_quality(
+        _rows("small", "k=10", [100, 100], [60, 40], 10.0),
+        _rows("large", "k=10", [700, 700], [60, 80], 10.0))
+    assert list(summary.columns) == SUMMARY_COLUMNS
+    cell = summary.set_index("source")
+    assert cell.loc["small", "neighbour_ratio"] == pytest.approx((0.6 + 0.4) / 2)
+    assert cell.loc["large", "neighbour_ratio"] == pytest.approx((60 / 700 + 80 / 700) / 2)
+    assert cell.loc["small", "avg_neighbors"] == cell.loc["large", "avg_neighbors"]
+    assert (cell["avg_passages"] == [100, 700]).all()
+    assert len(per_question) == 4
+
+
+def test_figure_switches_its_x_axis_to_the_neighbour_ratio():
+    _, summary = summarise_kg_quality(_rows("hotpotqa", "k=5", [700], [30], 5.0),
+                                      _rows("hotpotqa", "k=20", [700], [105], 20.0))
+    fig = plot_kg_quality(summary)
+    assert [list(t.x) for t in fig.data] == [[5.0, 20.0], [5.0, 20.0]]   # SF-EM, precision
+    assert fig.layout.xaxis.title.text == "average neighbours per node"
+    menu = fig.layout.updatemenus[0]
+    views = {b.label: b.args[0]["x"] for b in menu.buttons}
+    assert views["x: neighbour ratio |C1| / collection passages"] == [
+        [pytest.approx(30 / 700), pytest.approx(105 / 700)]] * 2
+    assert menu.buttons[1].args[1]["xaxis.title.text"] == \
+        "neighbour ratio |C1| / collection passages"
+    ratio = plot_kg_quality(summary, x="neighbour_ratio")
+    assert list(ratio.data[0].x) == [pytest.approx(30 / 700), pytest.approx(105 / 700)]
+    assert ratio.layout.updatemenus[0].active == 1
+    with pytest.raises(ValueError):
+        plot_kg_quality(summary, x="density")

@@ -86,9 +86,12 @@ def seed_passages(questions: pd.DataFrame, passages: pd.DataFrame, top: int) -> 
 def kg_quality_rows(questions: pd.DataFrame, passages: pd.DataFrame, seeds: pd.DataFrame,
                     graphs: GraphTables, variant: str) -> pd.DataFrame:
     """Per question and density setting of one KG variant: SF-EM, precision, recall of
-    ``C1`` (:func:`neighbourhood_scores`) and the graph's size and density. Questions without
-    supporting passages (unlabelled user questions) are left out, with one warning."""
+    ``C1`` (:func:`neighbourhood_scores`), the **neighbour ratio** ``|C1| / n`` (n: the
+    collection's passages; unlike the average neighbours per node it compares across
+    collection sizes) and the graph's size and density. Questions without supporting passages
+    (unlabelled user questions) are left out, with one warning."""
     support = supporting_passages(passages)
+    sizes = passages.groupby("collection_id").size()
     seed_ids = {key: g["passage_id"].tolist()
                 for key, g in seeds.groupby(["question_id", "collection_id"])}
     rows, unlabelled = [], 0
@@ -106,7 +109,10 @@ def kg_quality_rows(questions: pd.DataFrame, passages: pd.DataFrame, seeds: pd.D
                                           support[q.collection_id])
             rows.append({"source": q.source, "variant": variant, "setting": setting,
                          "question_id": q.question_id, "collection_id": q.collection_id,
-                         **asdict(scores), **stats})
+                         **asdict(scores),
+                         "collection_passages": int(sizes[q.collection_id]),
+                         "neighbour_ratio": scores.n_candidates / int(sizes[q.collection_id]),
+                         **stats})
     if unlabelled:
         logger.warning("kg_quality %s: %d question-settings have no supporting passages and are "
                        "left out", variant, unlabelled)

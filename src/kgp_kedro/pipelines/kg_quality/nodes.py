@@ -13,7 +13,8 @@ from kgp_kedro.graphs.build import GraphTables
 from kgp_kedro.reporting import plot_kg_quality
 
 SUMMARY_COLUMNS = ["source", "variant", "setting", "avg_neighbors", "sf_em", "precision",
-                   "recall", "density", "avg_candidates", "n_questions"]
+                   "recall", "density", "avg_candidates", "n_questions", "neighbour_ratio",
+                   "avg_passages"]
 
 
 def find_seeds(questions: pd.DataFrame, passages: pd.DataFrame,
@@ -31,13 +32,17 @@ def score_neighbourhoods(questions: pd.DataFrame, passages: pd.DataFrame, seeds:
 
 def summarise_kg_quality(*per_variant: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Concatenate the variants' per-question rows and average them per source × variant ×
-    setting: the table behind Figure 5."""
+    setting: the table behind Figure 5. ``neighbour_ratio`` is the mean ``|C1|`` / collection
+    passages (the share of a collection the seeds' neighbourhood covers: comparable across
+    collection sizes, unlike ``avg_neighbors``); ``avg_passages`` the mean collection size."""
     per_question = pd.concat([f for f in per_variant if not f.empty], ignore_index=True)
     summary = (per_question.groupby(["source", "variant", "setting"], sort=False)
                .agg(avg_neighbors=("avg_neighbors", "mean"), sf_em=("sf_em", "mean"),
                     precision=("precision", "mean"), recall=("recall", "mean"),
                     density=("density", "mean"), avg_candidates=("n_candidates", "mean"),
-                    n_questions=("question_id", "nunique"))
+                    n_questions=("question_id", "nunique"),
+                    neighbour_ratio=("neighbour_ratio", "mean"),
+                    avg_passages=("collection_passages", "mean"))
                .reset_index())
     return per_question, summary[SUMMARY_COLUMNS]
 
