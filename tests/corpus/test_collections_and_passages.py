@@ -237,3 +237,24 @@ def test_pack_sentences_never_cuts_a_sentence():
     sentences = ["a" * 100, "b" * 100, "c" * 100, "d" * 300, "e" * 10]
     assert pack_sentences(sentences, 250) == [[0, 1], [2], [3], [4]]
     assert pack_sentences(sentences, 1000) == [[0, 1, 2, 3, 4]]
+
+
+def test_the_ingest_and_passages_nodes_apply_the_defaults():
+    """The stage nodes with the shipped defaults on 40 MuSiQue questions (a pool of 800
+    paragraphs): every collection is Table 3's 748 paragraph passages."""
+    from kgp_kedro.pipelines.ingest.nodes import add_negative_documents, read_sources
+    from kgp_kedro.pipelines.passages.nodes import split_into_passages
+
+    ingest = {"sources": [{"dataset": "musique", "path": str(MUSIQUE), "limit": 40}]}
+    questions, own, _ = read_sources(ingest)
+    documents = add_negative_documents(questions, own, ingest)
+    passages = split_into_passages(documents, {})
+    assert (_sizes(passages) == 748).all() and len(_sizes(passages)) == 40
+    assert (documents["dataset"] == "musique").all()
+    supporting = passages.groupby("collection_id")["is_supporting"].sum()
+    hops = questions.set_index("collection_id")["n_hops"]
+    assert (supporting == hops.loc[supporting.index]).all()
+    # negatives_per_question where the dataset has no size
+    fixed = add_negative_documents(questions, own, {**ingest, "collection_size": {"hotpotqa": 715},
+                                                    "negatives_per_question": 7})
+    assert (fixed.groupby("collection_id")["is_negative"].sum() == 7).all()

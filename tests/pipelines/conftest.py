@@ -35,6 +35,7 @@ LOCAL_PARAMETERS = {
             {"dataset": "2wikimultihopqa", "path": "data/01_raw/2wikimultihopqa/dev_sample103.json",
              "limit": N_QUESTIONS},
         ],
+        "collection_size": None,   # negatives_per_question for every dataset: small collections
         "negatives_per_question": 3,
         "seed": 42,
         "qa_questions_per_source": QA_PER_SOURCE,

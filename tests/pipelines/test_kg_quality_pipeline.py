@@ -129,7 +129,8 @@ def test_branching_factor_sweep(retrieval_project):
     assert set(sweep["method"]) == {"kgp_tfidf", "kgp_random", "kgp_encoder"}
     assert set(sweep["branching_factor"]) == {1, 2, 3, 5, 10}
     assert (sweep["k"] == 30).all() and sweep["sp_em"].between(0, 1).all()
-    assert (sweep.groupby(["source", "method"]).size() == 5).all()
+    assert set(sweep["unit"]) == {"passage", "document"}
+    assert (sweep.groupby(["source", "method", "unit"]).size() == 5).all()
     assert (sweep["n_questions"] == N_QUESTIONS).all()
 
 
@@ -166,6 +167,8 @@ def test_collection_size_sweep(retrieval_project):
     sweep = pd.read_parquet(_latest(retrieval_project,
                                     "data/07_model_output/collection_size_sweep.parquet"))
     assert set(sweep["method"]) == {"bm25", "dpr", "kgp_tfidf", "kgp_encoder"}
+    assert set(sweep["unit"]) == {"passage", "document"}
+    sweep = sweep[sweep["unit"] == "passage"]
     assert set(sweep["negatives"]) == {0, 5, 10, 20, 40}
     assert sweep["recall"].between(0, 1).all() and (sweep["k"] == 30).all()
     for _, group in sweep.groupby(["source", "method"]):
