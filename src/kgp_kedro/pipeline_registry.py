@@ -44,9 +44,18 @@ def build_pipelines(raw_params) -> dict[str, Pipeline]:
     return _compose(validate_parameters(raw_params))
 
 
+def _as_stage(name: str, pipe: Pipeline) -> Pipeline:
+    """``pipe`` under the namespace ``name`` (one group per stage in kedro-viz, ``--namespaces``
+    selects a stage or one of its variants/methods, e.g. ``retrieve.kgp_tfidf``), its datasets
+    and parameters keeping their catalog names."""
+    params = {d for d in pipe.datasets() if d.startswith("params:")}
+    return Pipeline(pipe, namespace=name, inputs=pipe.inputs() - params,
+                    outputs=pipe.all_outputs(), parameters=params)
+
+
 def _compose(params) -> dict[str, Pipeline]:
-    stages = {name: importlib.import_module(f"kgp_kedro.pipelines.{name}.pipeline")
-              .create_pipeline(params) for name in STAGES}
+    stages = {name: _as_stage(name, importlib.import_module(
+        f"kgp_kedro.pipelines.{name}.pipeline").create_pipeline(params)) for name in STAGES}
     pipelines = {name: sum((stages[s] for s in chain), Pipeline([]))
                  for name, chain in CHAINS.items()}
     pipelines["__default__"] = sum((pipelines[name] for name in DEFAULT), Pipeline([]))

@@ -110,11 +110,24 @@ def test_a_bad_parameter_stops_the_run_before_any_node_naming_the_key(tmp_path):
         "01_raw" in str(p) for p in (project / "data").rglob("*.parquet"))
 
 
+def test_each_stage_is_one_namespace_and_datasets_keep_their_catalog_names():
+    pipelines = build_pipelines(base_parameters())
+    stages = {n.namespace.split(".")[0] for n in pipelines["retrieval_quality"].nodes}
+    assert stages == {"ingest", "passages", "embed", "kg", "retrieve", "pooled",
+                      "retrieval_quality"}
+    assert {n.name for n in pipelines["report"].only_nodes_with_namespaces(
+        ["read"]).nodes} == {f"read.{m}" for m in base_parameters()["retrieve"]["methods"]}
+    outputs = pipelines["__default__"].all_outputs()
+    assert {"passages", "kg_edges_tagme", "passage_mentions_tagme", "retrieved_kgp_tfidf",
+            "qa_table1"} <= outputs
+    assert not [d for d in outputs if "." in d]  # no dataset renamed by a namespace
+
+
 def test_one_kg_variant_runs_alone_on_an_in_memory_catalog(hotpot_passages):
     questions, passages = hotpot_passages
     raw = base_parameters()
-    kg = build_pipelines(raw)["kg"].only_nodes_with_namespaces(["tfidf"])
-    assert {n.name for n in kg.nodes} == {"tfidf.build_graphs"}
+    kg = build_pipelines(raw)["kg"].only_nodes_with_namespaces(["kg.tfidf"])
+    assert {n.name for n in kg.nodes} == {"kg.tfidf.build_graphs"}
     out = run_in_memory(kg, raw, {"passages": passages})
     nodes, edges = out["kg_nodes_tfidf"], out["kg_edges_tfidf"]
     assert nodes["node_id"].tolist() == passages.drop_duplicates(
@@ -187,8 +200,9 @@ def test_a_new_builder_retriever_and_agent_are_one_module_and_one_yaml_block(toy
     raw["retrieval_quality"]["collection_size"]["methods"] = ["first"]
     pipelines = build_pipelines(raw)
     chain = (pipelines["kg_quality"] + pipelines["retrieve"]).only_nodes_with_namespaces(
-        ["toy", "first", "kgp_longest"]) + pipelines["passages"]
-    chain = chain + pipelines["kg_quality"].only_nodes("seed_passages")
+        ["kg.toy", "kg_quality.toy", "retrieve.first", "retrieve.kgp_longest"])
+    chain = chain + pipelines["passages"] + pipelines["kg_quality"].only_nodes(
+        "kg_quality.seed_passages")
     out = run_in_memory(chain, raw)
     edges = out["kg_edges_toy"]
     assert set(edges["relation"]) == {"same_letter"}

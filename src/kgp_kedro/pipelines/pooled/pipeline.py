@@ -20,11 +20,7 @@ def create_pipeline(params) -> Pipeline:
     methods = [method_pipeline(params.methods[m], params, f"retrieved_pooled_{m}",
                                questions="pooled_questions", passages="pooled_passages",
                                graph="pooled", setting=setting, scope="pooled",
-                               extra={"ann": "params:pooled.ann"}, namespace=f"pooled.{m}",
+                               extra={"ann": "params:pooled.ann"}, namespace=m,
                                llm_questions="pooled_questions")
                for m in params.pooled.methods]
-    return Pipeline([Pipeline(nodes, namespace="pooled", inputs={
-        "questions", "passages", f"passage_embeddings_{encoder}"}, outputs={
-        "pooled_questions", "pooled_passages", "kg_nodes_pooled", "kg_edges_pooled"},
-        parameters={"params:pooled.graph", "params:pooled.ann",
-                    f"params:embed.encoders.{encoder}"}), *methods], tags=["pooled"])
+    return Pipeline([*nodes, *methods], tags=["pooled"])

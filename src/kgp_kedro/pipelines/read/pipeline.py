@@ -10,5 +10,5 @@ def create_pipeline(params) -> Pipeline:
     return Pipeline([
         node(update_wrapper(partial(answer_questions, name=m), answer_questions),
              ["qa_questions", f"retrieved_{m}", "passages", "params:llm", "params:read"],
-             f"answers_{m}", name=f"read_{m}")
+             f"answers_{m}", name=m)
         for m in params.methods], tags=["read"])

@@ -11,7 +11,7 @@ def create_pipeline(params) -> Pipeline:
     methods = list(params.methods)
     nodes = [node(update_wrapper(partial(score_method, name=m), score_method),
                   ["qa_questions", f"answers_{m}", "passages", "params:score", "params:llm"],
-                  f"qa_scores_{m}", name=f"score_{m}") for m in methods]
+                  f"qa_scores_{m}", name=m) for m in methods]
     nodes.append(node(summarise_qa, [f"qa_scores_{m}" for m in methods],
                       ["qa_scores", "qa_summary", "qa_by_type"], name="summarise_qa"))
     return Pipeline(nodes, tags=["score"])
