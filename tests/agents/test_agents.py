@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from kgp_kedro.agents import AGENTS
+from kgp_kedro.agents.base import ScoreRequest
 from kgp_kedro.agents.encoder import EncoderAgent
 from kgp_kedro.agents.heuristic import RandomAgent, TfidfAgent
 from kgp_kedro.config.sections import EncoderParams
@@ -41,7 +42,9 @@ def test_real_agents_rank_candidates():
 
 @pytest.fixture(scope="module")
 def encoder():
-    return load_encoder(EncoderParams(device="cpu"))
+    # float32: a text's vector does not depend on what it is encoded beside (in bf16 the
+    # padding of a batch moves it by ~1e-3)
+    return load_encoder(EncoderParams(device="cpu", dtype="float32"))
 
 
 def test_encoder_agent_scores_question_and_path_against_candidates(hotpot_passages, encoder):
@@ -53,13 +56,14 @@ def test_encoder_agent_scores_question_and_path_against_candidates(hotpot_passag
     query = encoder.encode([" ".join([q.question, *collection.texts[:2]])])
     expected = inner_product_scores(query, encoder.encode(collection.texts[2:]), "cpu")[0]
 
-    # without the collection's embeddings: the candidates are encoded (once each)
+    # without the collection's embeddings: the candidates are encoded (once each), with the
+    # query, in one encoder call
     agent = EncoderAgent(EncoderAgent.Params(device="cpu"), Resources(30, encoder))
     scores = agent.score(q.question, path, candidates, collection)
     np.testing.assert_allclose(scores, expected, atol=1e-5)
-    assert agent.calls == 2  # the query, then the candidates
+    assert agent.calls == 1
     agent.score(q.question, path, candidates, collection)
-    assert agent.calls == 2  # every text already encoded
+    assert agent.calls == 1  # every text already encoded
 
     # with the collection's embeddings from the same encoder: only the query is encoded
     collection.vectors = encoder.encode(collection.texts)
@@ -70,3 +74,46 @@ def test_encoder_agent_scores_question_and_path_against_candidates(hotpot_passag
     assert reuse.calls == 1
     # the best candidate by this agent is the one nearest question ⊕ path
     assert candidates[int(np.argmax(scores))] == candidates[int(np.argmax(expected))]
+
+
+def test_random_scores_depend_on_the_step_not_on_the_order_of_calls():
+    agent = RandomAgent(RandomAgent.Params(seed=3), RESOURCES)
+    first = agent.score("q", ["cat"], ["x", "y", "z"], COLLECTION)
+    agent.score("other question", [], ["x"], COLLECTION)
+    assert np.array_equal(agent.score("q", ["cat"], ["x", "y", "z"], COLLECTION), first)
+    # a candidate's score is its own: the same in a subset, in another order
+    assert agent.score("q", ["cat"], ["z", "x"], COLLECTION).tolist() == [first[2], first[0]]
+    assert ((first >= 0) & (first < 1)).all() and len(set(first)) == 3
+    assert not np.array_equal(agent.score("q", ["basalt"], ["x", "y", "z"], COLLECTION), first)
+
+
+def test_score_batch_gives_each_requests_scores(hotpot_passages, encoder):
+    questions, passages = hotpot_passages
+    requests = []
+    for q in questions.head(3).itertuples():
+        ps = passages[passages["collection_id"] == q.collection_id].head(13)
+        collection = Collection.from_passages(q.collection_id, ps)
+        collection.vectors = encoder.encode(collection.texts)
+        collection.embedding_model = encoder.name
+        ids = collection.passage_ids
+        requests += [ScoreRequest(q.question, (ids[0],), tuple(ids[1:9]), collection),
+                     ScoreRequest(q.question, (ids[3], ids[5]), tuple(ids[10:13]), collection),
+                     ScoreRequest(q.question, (ids[2],), (), collection)]
+    for agent_cls, params in ((TfidfAgent, TfidfAgent.Params()),
+                              (RandomAgent, RandomAgent.Params(seed=1)),
+                              (EncoderAgent, EncoderAgent.Params(device="cpu"))):
+        batched = agent_cls(params, Resources(30, encoder))
+        one = agent_cls(params, Resources(30, encoder))
+        together = batched.score_batch(requests)
+        alone = [one.score(r.question, r.path, r.candidates, r.collection) for r in requests]
+        assert [len(s) for s in together] == [8, 3, 0] * 3
+        for a, b in zip(together, alone):
+            np.testing.assert_allclose(a, b, atol=1e-6)
+        if agent_cls is EncoderAgent:
+            # the 6 queries in one encoder call (the candidates have stored vectors)
+            assert batched.calls == 1 and one.calls == len(requests)
+            r = requests[1]
+            query = encoder.encode([" ".join([r.question, *(r.collection.text_of[p]
+                                                            for p in r.path)])])
+            np.testing.assert_allclose(together[1], inner_product_scores(
+                query, r.collection.vectors_of(r.candidates), "cpu")[0], atol=1e-5)

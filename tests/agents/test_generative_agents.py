@@ -5,11 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kgp_kedro.agents.base import NEXT_EVIDENCE_INSTRUCTION
+from kgp_kedro.agents.base import NEXT_EVIDENCE_INSTRUCTION, ScoreRequest
 from kgp_kedro.agents.generative import ChatAgent, Seq2SeqAgent
 from kgp_kedro.corpus.collection import Collection
+from kgp_kedro.llm import LLMClient
+from kgp_kedro.llm.backends import OpenAIBackend
 from kgp_kedro.retrievers import Resources, SkippedMethod
 from kgp_kedro.search.tfidf import text_similarity
+from tests.llm.fake_openai_server import FakeOpenAIServer
 
 TEXTS = {"alf": "Alf Clausen is a composer.", "basalt": "basalt volcanic rock",
          "cat": "the cat sat on the mat"}
@@ -62,29 +65,48 @@ def test_seq2seq_agent_without_a_checkpoint_skips_its_method():
         Seq2SeqAgent(Seq2SeqAgent.Params(), Resources(30))
 
 
-class _ScriptedLLM:
-    """Records the prompts; replies with a fixed evidence sentence."""
-
-    def __init__(self, reply):
-        self.reply, self.prompts = reply, []
-
-    def complete(self, messages, max_tokens):
-        self.prompts.append((messages, max_tokens))
-        return type("Completion", (), {"text": self.reply})()
-
-
 def test_chat_agent_asks_the_paper_instruction_and_ranks_by_the_evidence():
-    llm = _ScriptedLLM("basalt is a volcanic rock")
-    agent = ChatAgent(ChatAgent.Params(max_tokens=16), Resources(30, llm=llm))
-    scores = agent.score("Which rock?", ["alf"], ["basalt", "cat"], COLLECTION)
+    with FakeOpenAIServer(reply=lambda prompt: "basalt is a volcanic rock") as server:
+        llm = LLMClient(OpenAIBackend("m", base_url=server.base_url, api_key="k"), None)
+        agent = ChatAgent(ChatAgent.Params(max_tokens=16), Resources(30, llm=llm))
+        scores = agent.score("Which rock?", ["alf"], ["basalt", "cat"], COLLECTION)
     np.testing.assert_allclose(scores, text_similarity("basalt is a volcanic rock",
                                                        [TEXTS["basalt"], TEXTS["cat"]]))
-    assert scores[0] > scores[1] and agent.calls == 1
-    (messages, max_tokens), = llm.prompts
-    assert max_tokens == 16
-    assert messages == [{"role": "user", "content": (
+    assert scores[0] > scores[1] and agent.calls == 1 and agent.failures == 0
+    request, = server.requests
+    assert request["max_tokens"] == 16
+    assert request["messages"] == [{"role": "user", "content": (
         f"Instruction: {NEXT_EVIDENCE_INSTRUCTION}\n\n"
         "Input: Which rock? Alf Clausen is a composer.\n\nOutput:")}]
+
+
+def test_chat_agent_scores_a_batch_of_steps_one_generation_each():
+    replies = {"Which rock?": "basalt volcanic rock", "Who composed?": "Alf Clausen composer"}
+    with FakeOpenAIServer(reply=lambda prompt: next(r for q, r in replies.items()
+                                                    if q in prompt)) as server:
+        llm = LLMClient(OpenAIBackend("m", base_url=server.base_url, api_key="k",
+                                      concurrency=2), None)
+        agent = ChatAgent(ChatAgent.Params(), Resources(30, llm=llm))
+        scores = agent.score_batch([
+            ScoreRequest("Which rock?", ("cat",), ("alf", "basalt"), COLLECTION),
+            ScoreRequest("Who composed?", ("cat",), ("alf", "basalt"), COLLECTION)])
+    assert len(server.requests) == 2 and agent.calls == 2
+    assert scores[0][1] > scores[0][0] and scores[1][0] > scores[1][1]
+
+
+def test_chat_agent_whose_llm_calls_all_fail_ranks_by_the_question():
+    """Every call fails (HTTP 500 after the client's retries): no exception; each step ranks
+    its candidates by TF-IDF similarity to the question (the KGP-TF-IDF rule), counted in
+    ``failures``."""
+    with FakeOpenAIServer(failures=[500] * 20) as server:
+        llm = LLMClient(OpenAIBackend("m", base_url=server.base_url, api_key="k",
+                                      max_retries=1), None)
+        agent = ChatAgent(ChatAgent.Params(), Resources(30, llm=llm))
+        scores = agent.score("Which volcanic rock?", ["alf"], ["cat", "basalt"], COLLECTION)
+    assert len(server.requests) == 2  # one try and one retry
+    np.testing.assert_allclose(scores, text_similarity("Which volcanic rock?",
+                                                       [TEXTS["cat"], TEXTS["basalt"]]))
+    assert scores[1] > scores[0] and agent.failures == 1 and agent.calls == 1
 
 
 @pytest.mark.slow  # the embedded model: ~20-30 s on two CPU cores

@@ -29,7 +29,7 @@ class Seq2SeqAgent(GenerativeAgent):
                                 "seq2seq checkpoint (e.g. a fine-tuned T5)")
         self.tokenizer, self.model, self.device = load_seq2seq(params.model_path, params.device)
 
-    def generate(self, question: str, path_texts: Sequence[str]) -> str:
+    def generate(self, question: str, path_texts: Sequence[str]) -> str | None:
         import torch
 
         p = self.params
@@ -54,9 +54,19 @@ class ChatAgent(GenerativeAgent):
 
     needs = Requirements(llm=True)
 
-    def generate(self, question: str, path_texts: Sequence[str]) -> str:
+    def _messages(self, question: str, path_texts: Sequence[str]) -> list[dict[str, str]]:
         prompt = (f"Instruction: {self.params.instruction}\n\n"
                   f"Input: {' '.join([question, *path_texts])}\n\nOutput:")
-        self.calls += 1
-        return self.resources.llm.complete([{"role": "user", "content": prompt}],
-                                           self.params.max_tokens).text
+        return [{"role": "user", "content": prompt}]
+
+    def generate(self, question: str, path_texts: Sequence[str]) -> str | None:
+        return self.generate_many([(question, path_texts)])[0]
+
+    def generate_many(self, inputs: Sequence[tuple[str, Sequence[str]]]) -> list[str | None]:
+        """The replies, ``llm.concurrency`` calls at a time (a batched traversal sends a hop's
+        steps of every question together); None where the call failed."""
+        self.calls += len(inputs)
+        completions = self.resources.llm.complete_many(
+            [self._messages(q, texts) for q, texts in inputs], self.params.max_tokens,
+            desc="chat agent")
+        return [None if c.error else c.text for c in completions]
