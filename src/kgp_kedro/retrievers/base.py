@@ -87,6 +87,20 @@ class Retriever(ABC):
     def search(self, question: str, collection: Collection) -> list[Visit]:
         ...
 
+    # batched retrieval: run_retriever hands batch_size questions at once ---------------------
+    @property
+    def batch_size(self) -> int:
+        """Questions :func:`~kgp_kedro.retrievers.run.run_retriever` hands
+        :meth:`retrieve_batch` at once; 1 (the default): one question at a time."""
+        return 1
+
+    def retrieve_batch(self, questions: Sequence[str],
+                       collections: Sequence[Collection]) -> list[list[Visit]]:
+        """:meth:`retrieve` of each question over its collection, in order. A retriever that
+        computes many questions together (KGP: one scoring call per hop for all of them)
+        overrides it and :attr:`batch_size`, and gives the same visits as :meth:`retrieve`."""
+        return [self.retrieve(q, c) for q, c in zip(questions, collections)]
+
     # shared by the dense methods ------------------------------------------------------------
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         if self.resources.encoder is None:

@@ -1,16 +1,25 @@
 """KGP (§4, §8.2): TF-IDF seeds, then Algorithm 1 over the KG of ``retrieve.graph`` with a
-traversal agent (``agent.kind``, :mod:`kgp_kedro.agents`)."""
+traversal agent (``agent.kind``, :mod:`kgp_kedro.agents`).
+
+``mode: paper`` (default) runs Algorithm 1 as §8.2 does: the budget counts reasoning paths,
+``budget // branching_factor`` seeds (10 of 30 at branching 3) each branch into the agent's
+top 3 neighbours, 30 paths of two passages, passages shared between paths. ``mode: distinct``
+is the reference code's queue: a budget of distinct passages, spread over the hops up to
+``max_hops``. :mod:`kgp_kedro.retrievers.traversal` states both exactly. The questions of a
+run advance hop by hop together, ``batch_size`` at a time (:meth:`Kgp.retrieve_batch`).
+"""
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Literal
 
 from pydantic import Field
 
-from kgp_kedro.agents.base import AGENTS, TraversalAgent
+from kgp_kedro.agents.base import AGENTS, ScoreRequest, TraversalAgent
 from kgp_kedro.config.base import NonNegInt, Params, PosInt, parse_named
 from kgp_kedro.corpus.collection import Collection
 from kgp_kedro.retrievers.base import RETRIEVERS, Requirements, Resources, Retriever, Visit
-from kgp_kedro.retrievers.traversal import traverse
+from kgp_kedro.retrievers.traversal import Step, Walk, drive, traverse_many, walk
 
 
 def parse_agent(raw: Any, key: str) -> tuple[type[TraversalAgent], Params]:
@@ -21,10 +30,31 @@ def parse_agent(raw: Any, key: str) -> tuple[type[TraversalAgent], Params]:
 @RETRIEVERS.register("kgp")
 class Kgp(Retriever):
     class Params(Params):
-        seeds: PosInt = 10             # TF-IDF seed passages (§8.2: 10 first-hop passages)
+        # paper: the budget counts reasoning paths, first-hop passages may recur (§8.2);
+        # distinct: the budget counts distinct passages (the reference code's queue)
+        mode: Literal["paper", "distinct"] = "paper"
+        # TF-IDF seed passages; auto: budget // branching_factor (§8.2: 30 // 3 = 10; Figure
+        # 7a-b lowers the seeds as the branching factor grows, the budget fixed)
+        seeds: PosInt | Literal["auto"] = "auto"
         branching_factor: PosInt = 3   # neighbours visited per path (§8.2: 3)
-        max_hops: NonNegInt = 2        # steps past the seed
+        # steps past the seed; auto: 1 in paper mode (§8.2's 2-hop retrieval: a seed and one
+        # neighbour), 2 in distinct mode
+        max_hops: NonNegInt | Literal["auto"] = "auto"
+        batch_size: PosInt = 64        # questions whose traversals advance together
         agent: dict[str, Any] = Field(default_factory=lambda: {"kind": "tfidf"})  # agents/
+
+        def seeds_for(self, budget: int) -> int:
+            """The number of TF-IDF seeds under ``budget``."""
+            if self.seeds == "auto":
+                return max(1, budget // self.branching_factor)
+            return self.seeds
+
+        @property
+        def hops(self) -> int:
+            """The hop limit: ``max_hops``, or its mode's default."""
+            if self.max_hops == "auto":
+                return 1 if self.mode == "paper" else 2
+            return self.max_hops
 
     @classmethod
     def check(cls, params: Params, key: str) -> None:
@@ -40,17 +70,44 @@ class Kgp(Retriever):
         agent_cls, options = parse_agent(params.agent, "agent")
         self.agent: TraversalAgent = agent_cls(options, resources)
 
+    @property
+    def batch_size(self) -> int:
+        return self.params.batch_size
+
     def model_calls(self) -> int:
         return self.calls + self.agent.calls
 
-    def search(self, question: str, collection: Collection) -> list[Visit]:
+    def _walk(self, question: str, collection: Collection) -> Walk:
         if collection.graph is None:
             raise ValueError("KGP needs the collection's KG")
         p = self.params
-        order, scores = collection.tfidf().search(question, p.seeds)
+        order, scores = collection.tfidf().search(question, p.seeds_for(self.budget))
         graph = collection.graph
-        return traverse([collection.passage_ids[i] for i in order], scores,
-                        lambda node: graph.neighbors(node, kind="passage"),
-                        lambda path, candidates: self.agent.score(question, path, candidates,
-                                                                  collection),
-                        p.branching_factor, self.budget, p.max_hops)
+        return walk([collection.passage_ids[i] for i in order], scores,
+                    lambda node: graph.neighbors(node, kind="passage"), p.branching_factor,
+                    self.budget, p.hops, p.mode)
+
+    def search(self, question: str, collection: Collection) -> list[Visit]:
+        """One question: each step scored by the agent on its own."""
+        return drive(self._walk(question, collection),
+                     lambda path, candidates: self.agent.score(question, path, candidates,
+                                                               collection))
+
+    def retrieve_batch(self, questions: Sequence[str],
+                       collections: Sequence[Collection]) -> list[list[Visit]]:
+        """The questions' traversals advanced together: at each step, the pending
+        ``(path, candidates)`` of every question go to one :meth:`TraversalAgent.score_batch`
+        call (one encoder call and one product for the encoder agent). Same visits as
+        :meth:`retrieve` on each question."""
+        live = [i for i, c in enumerate(collections) if c.passage_ids]
+        walks = [self._walk(questions[i], collections[i]) for i in live]
+
+        def score(batch: list[tuple[int, Step]]):
+            return self.agent.score_batch([
+                ScoreRequest(questions[live[w]], tuple(path), tuple(candidates),
+                             collections[live[w]]) for w, (path, candidates) in batch])
+
+        out: list[list[Visit]] = [[] for _ in questions]
+        for i, visits in zip(live, traverse_many(walks, score)):
+            out[i] = visits
+        return out

@@ -48,31 +48,54 @@ class CollectionSource:
         return self._last
 
 
+def _rows(q, visits: list, base: dict) -> list[dict]:
+    """The table rows of one question's visits (one null row when it has none)."""
+    base = {"source": q.source, "question_id": q.question_id,
+            "collection_id": q.collection_id, **base}
+    if not visits:
+        return [{**base, "rank": -1, "passage_id": None, "score": np.nan, "hop": -1,
+                 "path": ""}]
+    return [{**base, "rank": rank, "passage_id": v.passage_id, "score": v.score, "hop": v.hop,
+             "path": " > ".join(v.path)} for rank, v in enumerate(visits)]
+
+
 def run_retriever(retriever: Retriever, questions: pd.DataFrame, collections: CollectionSource,
                   name: str, scope: str = "per_question") -> pd.DataFrame:
-    """Ranked passages of method ``name`` for every question: one row per passage, with the
-    path, hop, latency and model calls; a question with no passage (the ``none`` method) keeps
-    one row with a null passage so its latency is recorded. ``scope`` labels the rows
-    (``per_question`` or ``pooled``)."""
-    rows = []
-    for q in tqdm(questions.itertuples(index=False), total=len(questions),
-                  desc=f"retrieve {name}", leave=False, disable=None):
-        if q.collection_id not in collections:
-            continue
-        collection = collections.get(q.collection_id)
-        calls_before = retriever.model_calls()
-        start = time.perf_counter()
-        visits = retriever.retrieve(q.question, collection)
-        latency = 1000 * (time.perf_counter() - start)
-        base = {"source": q.source, "scope": scope, "question_id": q.question_id,
-                "collection_id": q.collection_id, "method": name, "latency_ms": latency,
-                "calls": retriever.model_calls() - calls_before}
-        if not visits:
-            rows.append({**base, "rank": -1, "passage_id": None, "score": np.nan, "hop": -1,
-                         "path": ""})
-        for rank, v in enumerate(visits):
-            rows.append({**base, "rank": rank, "passage_id": v.passage_id, "score": v.score,
-                         "hop": v.hop, "path": " > ".join(v.path)})
+    """Ranked contexts of method ``name`` for every question: one row per context the reader
+    gets, in rank order (``passage_id`` the last passage of the row's ``path``), with the hop,
+    latency and model calls; a question with no passage (the ``none`` method) keeps one row
+    with a null passage so its latency is recorded. ``scope`` labels the rows
+    (``per_question`` or ``pooled``).
+
+    A retriever whose ``batch_size`` is above 1 (KGP) gets its questions ``batch_size`` at a
+    time through :meth:`~kgp_kedro.retrievers.base.Retriever.retrieve_batch`, which advances
+    them together; each question of a batch is then given the batch's wall time divided by
+    its questions as ``latency_ms``, and the batch's model calls divided likewise as
+    ``calls`` (per-question means, not per-question measurements). Building a collection (its
+    KG, its embeddings) is not counted, as in the one-question loop."""
+    asked = [q for q in questions.itertuples(index=False) if q.collection_id in collections]
+    size = max(1, int(retriever.batch_size))
+    rows: list[dict] = []
+    with tqdm(total=len(asked), desc=f"retrieve {name}", leave=False, disable=None) as bar:
+        for start in range(0, len(asked), size):
+            batch = asked[start:start + size]
+            calls_before = retriever.model_calls()
+            if size == 1:
+                q = batch[0]
+                collection = collections.get(q.collection_id)
+                begin = time.perf_counter()
+                found = [retriever.retrieve(q.question, collection)]
+            else:
+                held = [collections.get(q.collection_id) for q in batch]
+                begin = time.perf_counter()
+                found = retriever.retrieve_batch([q.question for q in batch], held)
+            latency = 1000 * (time.perf_counter() - begin) / len(batch)
+            calls = (retriever.model_calls() - calls_before) / len(batch)
+            for q, visits in zip(batch, found):
+                rows.extend(_rows(q, visits, {"scope": scope, "method": name,
+                                              "latency_ms": latency,
+                                              "calls": calls if size > 1 else int(calls)}))
+            bar.update(len(batch))
     return pd.DataFrame(rows, columns=RETRIEVED_COLUMNS)
 
 
