@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 from kgp_kedro.config import validate
 from kgp_kedro.config.project import parse_method, parse_variant
 from kgp_kedro.config.sections import PassagesParams, RetrievalQualityParams
+from kgp_kedro.evaluation.hops import hop_histogram
 from kgp_kedro.evaluation.retrieval import score_retrieval
 from kgp_kedro.graphs.build import GraphTables
 from kgp_kedro.models.embeddings import EmbeddingLookup
@@ -23,6 +24,13 @@ def score_all_retrieval(questions: pd.DataFrame, passages: pd.DataFrame,
     """``retrieval_per_question`` and ``retrieval_summary`` at ``retrieval_quality.ks``."""
     ks = validate(RetrievalQualityParams, retrieval_quality, "retrieval_quality").ks
     return score_retrieval(questions, passages, ks, *retrieved)
+
+
+def count_hops(*retrieved: pd.DataFrame) -> pd.DataFrame:
+    """``hop_histogram``: per source × scope × method × hop, the visits (distinct path
+    prefixes: a seed counts once however many paths grow from it), their mean per question
+    and the questions that reach the hop."""
+    return hop_histogram(*retrieved)
 
 
 def plot_retrieval_recall(summary: pd.DataFrame) -> go.Figure:

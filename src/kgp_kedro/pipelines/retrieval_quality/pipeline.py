@@ -1,10 +1,11 @@
-"""retrieval_quality: compares the retrieval methods in the per-question and the pooled scope,
+"""retrieval_quality: compares the retrieval methods in the per-question and the pooled scope
+(scores, and the hop histogram of their paths),
 and runs the branching-factor and collection-size sweeps."""
 from functools import partial, update_wrapper
 
 from kedro.pipeline import Pipeline, node
 
-from kgp_kedro.pipelines.retrieval_quality.nodes import (plot_branching_sweep,
+from kgp_kedro.pipelines.retrieval_quality.nodes import (count_hops, plot_branching_sweep,
                                                          plot_collection_size,
                                                          plot_retrieval_recall,
                                                          score_all_retrieval, sweep_branching,
@@ -28,6 +29,7 @@ def create_pipeline(params) -> Pipeline:
              ["retrieval_per_question", "retrieval_summary"], name="score_retrieval"),
         node(plot_retrieval_recall, "retrieval_summary", "retrieval_figure",
              name="plot_retrieval_recall"),
+        node(count_hops, retrieved, "hop_histogram", name="count_hops"),
         node(update_wrapper(partial(sweep_branching, setting=params.graph_setting),
                             sweep_branching),
              {"questions": "questions", "passages": "passages", **common,
