@@ -16,13 +16,27 @@ READ_COLUMNS = ["source", "question_id", "method", "answer", "raw_response", "co
 
 
 def _contexts(rows: pd.DataFrame, texts: dict[str, str], style: str) -> list[tuple[str, str]]:
-    """``(passage id, context text)`` in rank order; a ``paths`` context is the reasoning path
-    that reached the passage, its passages joined by newlines (Listing 4)."""
+    """``(passage id, context text)`` in rank order.
+
+    ``paths`` (Listing 4): one context per row, the row's reasoning path with its passages
+    joined by newlines (the id is the path's last passage). ``numbered`` (Listing 3): one
+    context per distinct passage of the rows' paths, in rank order (each row's path from the
+    seed on), so a method whose rows are paths (KGP's paper mode) loses no seed; for a method
+    whose paths hold only passages ranked earlier (every other one) that is its passages in
+    rank order."""
     rows = rows[rows["rank"] >= 0].sort_values("rank")
     out = []
+    if style == "paths":
+        for pid, path in zip(rows["passage_id"], rows["path"]):
+            steps = path.split(" > ") if path else [pid]
+            out.append((pid, "\n".join(texts[p] for p in steps)))
+        return out
+    seen: set[str] = set()
     for pid, path in zip(rows["passage_id"], rows["path"]):
-        steps = path.split(" > ") if style == "paths" and path else [pid]
-        out.append((pid, "\n".join(texts[p] for p in steps)))
+        for p in (path.split(" > ") if path else [pid]):
+            if p not in seen:
+                seen.add(p)
+                out.append((p, texts[p]))
     return out
 
 
