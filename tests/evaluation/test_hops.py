@@ -26,10 +26,11 @@ def _table(method, paths_by_question, source="hotpotqa", scope="per_question"):
 
 
 def test_a_visit_is_a_distinct_path_prefix():
-    # paper mode: s1's two paths share the seed; s2 > s1 visits s1 again, at hop 1
-    assert path_visits(["s1 > a", "s1 > b", "s2 > s1", "s3"]) == {0: 3, 1: 3}
+    # paper mode: s1's two paths share the seed; s2 > s1 visits s1 again, at hop 1 (not new)
+    assert path_visits(["s1 > a", "s1 > b", "s2 > s1", "s3"]) == {0: (3, 3), 1: (3, 2)}
     # distinct mode: each row adds one passage
-    assert path_visits(["s1", "s2", "s1 > a", "s1 > a > b"]) == {0: 2, 1: 1, 2: 1}
+    assert path_visits(["s1", "s2", "s1 > a", "s1 > a > b"]) == {0: (2, 2), 1: (1, 1),
+                                                                  2: (1, 1)}
     assert path_visits([""]) == {}
 
 
@@ -40,13 +41,18 @@ def test_histogram_per_source_method_and_hop():
                                        "q2": ["s1"], "q3": []})
     hist = hop_histogram(paper, distinct, _table("empty", {}))
     assert list(hist.columns) == HOP_HISTOGRAM_COLUMNS
-    got = {(r.method, r.hop): (r.visits, r.questions, r.mean_per_question, r.questions_reaching)
-           for r in hist.itertuples()}
+    got = {(r.method, r.hop): (r.visits, r.questions, r.mean_per_question, r.new_per_question,
+                               r.questions_reaching) for r in hist.itertuples()}
+    third = pytest.approx(1 / 3)
     assert got == {
         # q1: seeds s1, s2 | a, b, c | d;  q2: seeds s1, s3 | a
-        ("kgp_paper", 0): (4, 2, 2.0, 2), ("kgp_paper", 1): (4, 2, 2.0, 2),
-        ("kgp_paper", 2): (1, 2, 0.5, 1),
+        ("kgp_paper", 0): (4, 2, 2.0, 2.0, 2), ("kgp_paper", 1): (4, 2, 2.0, 2.0, 2),
+        ("kgp_paper", 2): (1, 2, 0.5, 0.5, 1),
         # q3 returned nothing: it counts as a question with no visit
-        ("kgp_distinct", 0): (3, 3, 1.0, 2), ("kgp_distinct", 1): (1, 3, pytest.approx(1 / 3), 1),
-        ("kgp_distinct", 2): (1, 3, pytest.approx(1 / 3), 1)}
+        ("kgp_distinct", 0): (3, 3, 1.0, 1.0, 2), ("kgp_distinct", 1): (1, 3, third, third, 1),
+        ("kgp_distinct", 2): (1, 3, third, third, 1)}
+    # a seed revisited at hop 1 is a visit, not a new passage
+    hist = hop_histogram(_table("kgp_paper", {"q1": ["s1 > s2", "s1 > a", "s2 > s1"]}))
+    assert hist[["hop", "visits", "new_per_question"]].values.tolist() == [[0, 2, 2.0],
+                                                                          [1, 3, 1.0]]
     assert hop_histogram(_table("empty", {})).empty

@@ -7,10 +7,19 @@ import numpy as np
 import pytest
 
 from kgp_kedro.config.base import ParameterError
+from kgp_kedro.config.project import parse_method
 from kgp_kedro.corpus.collection import Collection
 from kgp_kedro.graphs import Edges, Graph, Nodes
+from kgp_kedro.graphs.build import GraphTables, build_variant
+from kgp_kedro.graphs.builders.tfidf import TfidfBuilder
+from kgp_kedro.llm import LLMClient
+from kgp_kedro.llm.backends import OpenAIBackend
+from kgp_kedro.reading.reader import _contexts
 from kgp_kedro.retrievers import Requirements, Resources
 from kgp_kedro.retrievers.kgp import Kgp, parse_agent
+from kgp_kedro.retrievers.run import CollectionSource, run_retriever
+from kgp_kedro.search.tfidf import TfidfIndex
+from tests.llm.fake_openai_server import FakeOpenAIServer
 
 TEXTS = ["Basalt is a volcanic rock.",       # p0: the seed
          "Volcanic ash covers the island.",   # p1
@@ -108,3 +117,94 @@ def test_requirements_follow_the_agent():
         Requirements(graph=True, embeddings=True)
     assert Kgp.requirements(Kgp.Params(agent={"kind": "chat"})) == \
         Requirements(graph=True, llm=True)
+
+
+@pytest.fixture(scope="module")
+def hotpot_kg(hotpot_passages):
+    """The bundled HotpotQA collections (8 questions, 4 negative documents each) with their
+    TF-IDF KG (10 keywords a document)."""
+    questions, passages = hotpot_passages
+    nodes, edges = build_variant(passages, TfidfBuilder(TfidfBuilder.Params()),
+                                 [("n_kw=10", TfidfBuilder.Params(n_kw=10))], "tfidf")
+    return questions, passages, GraphTables(nodes, edges)
+
+
+def _run(method, questions, passages, tables, llm=None, budget=30):
+    spec = parse_method(method.get("name", "kgp"), method, "retrieve.methods.kgp")
+    retriever = spec.retriever(spec.params, Resources(budget, llm=llm))
+    return run_retriever(retriever, questions, CollectionSource(passages, tables, "n_kw=10"),
+                         "kgp"), retriever
+
+
+def test_paper_mode_gives_30_paths_of_two_passages_on_bundled_collections(hotpot_kg):
+    questions, passages, tables = hotpot_kg
+    table, _ = _run({"method": "kgp"}, questions, passages, tables)   # every default
+    by_question = dict(tuple(table.groupby("question_id")))
+    assert set(by_question) == set(questions["question_id"])
+    overlapping = 0
+    for q in questions.itertuples():
+        rows = by_question[q.question_id].sort_values("rank")
+        collection = Collection.from_passages(q.collection_id,
+                                              passages[passages["collection_id"]
+                                                       == q.collection_id])
+        graph = tables.graph(q.collection_id, "n_kw=10")
+        order, _ = TfidfIndex(collection.texts).search(q.question, 10)
+        seeds = [collection.passage_ids[i] for i in order]
+        paths = [p.split(" > ") for p in rows["path"]]
+        # each of the 10 TF-IDF seeds, in rank order, with its top 3 passage neighbours (all
+        # it has when it has fewer; a seed joined to nothing is a path of its own)
+        degree = {s: len(set(graph.neighbors(s, kind="passage")) - {s}) for s in seeds}
+        assert [p[0] for p in paths] == [s for s in seeds
+                                         for _ in range(max(1, min(3, degree[s])))]
+        assert all(len(p) == 2 and p[0] != p[1] and p[1] in set(graph.neighbors(p[0]))
+                   for p in paths if degree[p[0]])
+        assert all(p == [s] for p in paths for s in seeds if p[0] == s and not degree[s])
+        assert rows["passage_id"].tolist() == [p[-1] for p in paths]
+        assert rows["hop"].tolist() == [len(p) - 1 for p in paths]
+        assert rows["rank"].tolist() == list(range(len(rows)))
+        if all(d >= 3 for d in degree.values()):
+            assert len(rows) == 30 and (rows["hop"] == 1).all()
+        # overlap: a second passage is another path's seed, or ends several paths
+        seconds = [p[1] for p in paths if len(p) == 2]
+        overlapping += len(seconds) > len(set(seconds)) or bool(set(seconds) & set(seeds))
+    # 7 of the 8 questions: 30 paths of 2 passages; the 8th has a seed with no neighbour
+    assert (table.groupby("question_id").size() == 30).sum() >= 7
+    assert overlapping == len(questions)
+
+
+def test_a_numbered_prompt_of_paths_lists_their_passages_once_seeds_included(hotpot_kg):
+    questions, passages, tables = hotpot_kg
+    table, _ = _run({"method": "kgp"}, questions.head(1), passages, tables)
+    texts = dict(zip(passages["passage_id"], passages["text"]))
+    numbered = _contexts(table, texts, "numbered")
+    in_order = list(dict.fromkeys(p for path in table.sort_values("rank")["path"]
+                                  for p in path.split(" > ")))
+    assert [pid for pid, _ in numbered] == in_order and len(in_order) < 2 * len(table)
+    assert in_order[0] == table["path"].iloc[0].split(" > ")[0]   # the first seed leads
+    paths = _contexts(table, texts, "paths")
+    assert len(paths) == len(table) == 30
+    first = table.sort_values("rank").iloc[0]
+    assert paths[0] == (first.passage_id, "\n".join(texts[p] for p in first.path.split(" > ")))
+    # a distinct-mode table: the numbered contexts are its passages in rank order, as before
+    distinct, _ = _run({"method": "kgp", "mode": "distinct"}, questions.head(1), passages,
+                       tables)
+    assert [pid for pid, _ in _contexts(distinct, texts, "numbered")] == \
+        distinct.sort_values("rank")["passage_id"].tolist()
+
+
+def test_kgp_chat_whose_llm_calls_all_fail_still_writes_its_rows(hotpot_kg):
+    """Every LLM call fails (HTTP 500, no retry): the run does not stop; the chat agent
+    ranks each step by the question instead, and the method's table has its 30 paths per
+    question, as the TF-IDF agent's, and the failed calls counted."""
+    questions, passages, tables = hotpot_kg
+    asked = questions.head(2)
+    with FakeOpenAIServer(failures=[500] * 100) as server:
+        llm = LLMClient(OpenAIBackend("m", base_url=server.base_url, api_key="k",
+                                      max_retries=0), None)
+        table, retriever = _run({"method": "kgp", "agent": {"kind": "chat"}}, asked, passages,
+                                tables, llm=llm)
+    assert len(server.requests) == retriever.agent.failures == 20  # 10 seeds a question
+    tfidf, _ = _run({"method": "kgp"}, asked, passages, tables)
+    assert table["path"].tolist() == tfidf["path"].tolist()
+    assert (table.groupby("question_id").size() == 30).all()
+    assert (table["calls"] == 10).all()  # LLM requests per question (20 for the batch of 2)
