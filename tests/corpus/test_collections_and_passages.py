@@ -55,7 +55,8 @@ def test_negatives_do_not_depend_on_the_other_questions_kept(hotpot):
     # the same question and pool give the same draw
     a = build_collections(small_q, small_d, 3, seed=1)
     b = build_collections(small_q.iloc[::-1], small_d, 3, seed=1)
-    assert a[a.collection_id == cid]["doc_id"].tolist() == b[b.collection_id == cid]["doc_id"].tolist()
+    assert a[a.collection_id == cid]["doc_id"].tolist() == \
+        b[b.collection_id == cid]["doc_id"].tolist()
     assert (full.groupby("collection_id")["is_negative"].sum() == 3).all()
 
 
@@ -83,7 +84,8 @@ def test_table3_sizes_are_reached_on_every_bundled_question(dataset, hotpot, mus
     assert (sizes - target).abs().max() <= biggest / 2 + 1
     assert abs(sizes.mean() - target) / target < 0.01
     # the size counted at ingest is the passages the passages stage makes
-    units = collections.assign(units=document_units(collections)).groupby("collection_id")["units"].sum()
+    units = (collections.assign(units=document_units(collections))
+             .groupby("collection_id")["units"].sum())
     pd.testing.assert_series_equal(units.sort_index(), sizes.sort_index(), check_names=False,
                                    check_dtype=False)
     # only the question's own documents are supporting; negatives come from other questions
@@ -137,8 +139,9 @@ def test_collection_size_picks_the_rule_per_dataset(hotpot, musique):
     sizes = _sizes(split_passages(mixed[mixed["source"] == "hotpotqa"]))
     assert abs(sizes.mean() - 150) < 5
     # null for every dataset: the negatives rule, as before collection sizes existed
-    pd.testing.assert_frame_equal(build_collections(questions, documents, 4, seed=42, collection_size=None),
-                                  build_collections(questions, documents, 4, seed=42))
+    pd.testing.assert_frame_equal(
+        build_collections(questions, documents, 4, seed=42, collection_size=None),
+        build_collections(questions, documents, 4, seed=42))
 
 
 def test_collection_size_parameters_are_validated():
