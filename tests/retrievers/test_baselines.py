@@ -143,9 +143,9 @@ def test_retrieved_tables_and_their_scores(hotpot_passages, encoder):
 
     per_question, summary = score_retrieval(questions, passages, [2, 30], golden, none, skipped)
     # golden finds every supporting passage by k = 30; none finds nothing
-    gold = summary[summary["method"] == "golden"].set_index("k")
+    gold = summary[(summary["method"] == "golden") & (summary["unit"] == "passage")].set_index("k")
     assert gold.loc[30, "recall"] == 1.0 and gold.loc[30, "sp_em"] == 1.0
     assert (summary[summary["method"] == "none"]["recall"] == 0.0).all()
     assert set(summary["method"]) == {"golden", "none"} and (summary["n_questions"] == 3).all()
-    assert len(per_question) == 2 * 3 * 2
+    assert len(per_question) == 2 * 3 * 2 * 2  # methods x questions x ks x units
     assert isinstance(per_question, pd.DataFrame)

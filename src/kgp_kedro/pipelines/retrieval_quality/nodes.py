@@ -33,8 +33,14 @@ def count_hops(*retrieved: pd.DataFrame) -> pd.DataFrame:
     return hop_histogram(*retrieved)
 
 
+def _passage_unit(frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows measured against supporting passages (the figures' unit)."""
+    return frame[frame["unit"] == "passage"] if "unit" in frame else frame
+
+
 def plot_retrieval_recall(summary: pd.DataFrame) -> go.Figure:
     """Supporting-passage recall@k per method and scope, one panel per source."""
+    summary = _passage_unit(summary)
     labelled = summary.assign(line=summary["method"].where(
         summary["scope"] == "per_question", summary["method"] + " (" + summary["scope"] + ")"))
     return plot_lines_by_source(labelled, "k", "recall", "Retrieval quality per method",
@@ -62,7 +68,7 @@ def sweep_branching(questions: pd.DataFrame, passages: pd.DataFrame, methods: di
 
 def plot_branching_sweep(sweep: pd.DataFrame) -> go.Figure:
     """SP-EM at the full budget against the branching factor, per KGP method and source."""
-    return plot_lines_by_source(sweep, "branching_factor", "sp_em",
+    return plot_lines_by_source(_passage_unit(sweep), "branching_factor", "sp_em",
                                 "KGP branching-factor sweep (KGP Figure 7a-b)",
                                 "branching factor", "SP-EM at the budget")
 
@@ -87,7 +93,7 @@ def sweep_sizes(questions: pd.DataFrame, own_documents: pd.DataFrame, methods: d
 
 def plot_collection_size(sweep: pd.DataFrame) -> go.Figure:
     """Supporting-passage recall at the budget against documents per collection (Figure 7c)."""
-    return plot_lines_by_source(sweep, "documents", "recall",
+    return plot_lines_by_source(_passage_unit(sweep), "documents", "recall",
                                 "Retrieval vs collection size (KGP Figure 7c)",
                                 "documents per collection",
                                 "supporting-passage recall at the budget")
