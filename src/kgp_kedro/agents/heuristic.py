@@ -6,23 +6,31 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from kgp_kedro.agents.base import AGENTS, TraversalAgent
+from kgp_kedro.agents.base import AGENTS, ScoreRequest, TraversalAgent
+from kgp_kedro.agents.lexical import TextCounts, similarities
 from kgp_kedro.config.base import Int, Params
 from kgp_kedro.corpus.collection import Collection
-from kgp_kedro.search.tfidf import text_similarity
 
 
 @AGENTS.register("tfidf")
 class TfidfAgent(TraversalAgent):
-    """KGP-TF-IDF (§8.2): candidates ranked by TF-IDF similarity to the question alone."""
+    """KGP-TF-IDF (§8.2): candidates ranked by TF-IDF similarity to the question alone (IDF
+    over the question and the step's candidates, ``text_similarity``). :meth:`score_batch`
+    tokenises every distinct text of its steps once (:mod:`kgp_kedro.agents.lexical`); a
+    step's scores are the same bits alone or in a batch."""
 
     class Params(Params):
         pass
 
     def score(self, question: str, path: Sequence[str], candidates: Sequence[str],
               collection: Collection) -> np.ndarray:
-        texts = collection.text_of
-        return text_similarity(question, [texts[c] for c in candidates])
+        return self.score_batch([ScoreRequest(question, tuple(path), tuple(candidates),
+                                              collection)])[0]
+
+    def score_batch(self, requests: Sequence[ScoreRequest]) -> list[np.ndarray]:
+        texts = [[r.collection.text_of[c] for c in r.candidates] for r in requests]
+        counts = TextCounts([t for r, ts in zip(requests, texts) for t in (r.question, *ts)])
+        return [similarities(counts, r.question, ts) for r, ts in zip(requests, texts)]
 
 
 @AGENTS.register("random")

@@ -10,16 +10,44 @@ run advance hop by hop together, ``batch_size`` at a time (:meth:`Kgp.retrieve_b
 """
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any, Literal
+
+import numpy as np
 
 from pydantic import Field
 
 from kgp_kedro.agents.base import AGENTS, ScoreRequest, TraversalAgent
+from kgp_kedro.agents.lexical import TextCounts, search_scores
 from kgp_kedro.config.base import NonNegInt, Params, PosInt, parse_named
 from kgp_kedro.corpus.collection import Collection
 from kgp_kedro.retrievers.base import RETRIEVERS, Requirements, Resources, Retriever, Visit
 from kgp_kedro.retrievers.traversal import Step, Walk, drive, traverse_many, walk
+from kgp_kedro.search.ranking import top_k
+
+
+def tfidf_seeds_many(questions: Sequence[str], collections: Sequence[Collection],
+                     top: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The ``top`` TF-IDF seeds (positions, scores; IDF over each question's collection, ties
+    to the earlier passage) of each question, computed together: every distinct passage text
+    of the collections is tokenised once (:mod:`kgp_kedro.agents.lexical`). A collection that
+    appears more than once (the pooled setting, a documents source) uses its own counts, made
+    once (:func:`collection_counts`), as a question run alone does. The scores are
+    ``collection.tfidf()``'s up to rounding, and the same bits alone or in a batch."""
+    counts = Counter(id(c) for c in collections)
+    alone = [i for i, c in enumerate(collections) if counts[id(c)] == 1]
+    union = TextCounts([t for i in alone for t in collections[i].texts]) if alone else None
+    out = []
+    for question, collection in zip(questions, collections):
+        source = union if counts[id(collection)] == 1 else collection_counts(collection)
+        out.append(top_k(search_scores(source, question, collection.texts), top))
+    return out
+
+
+def collection_counts(collection: Collection) -> TextCounts:
+    """The collection's passage word counts, made once per collection."""
+    return collection.memo("kgp tfidf counts", lambda: TextCounts(collection.texts))
 
 
 def parse_agent(raw: Any, key: str) -> tuple[type[TraversalAgent], Params]:
@@ -77,11 +105,15 @@ class Kgp(Retriever):
     def model_calls(self) -> int:
         return self.calls + self.agent.calls
 
-    def _walk(self, question: str, collection: Collection) -> Walk:
+    def _walk(self, question: str, collection: Collection,
+              seeds: tuple[np.ndarray, np.ndarray] | None = None) -> Walk:
+        """The walk of one question from its TF-IDF seeds (``seeds``: already computed)."""
         if collection.graph is None:
             raise ValueError("KGP needs the collection's KG")
         p = self.params
-        order, scores = collection.tfidf().search(question, p.seeds_for(self.budget))
+        order, scores = seeds or top_k(search_scores(collection_counts(collection), question,
+                                                     collection.texts),
+                                       p.seeds_for(self.budget))
         graph = collection.graph
         return walk([collection.passage_ids[i] for i in order], scores,
                     lambda node: graph.neighbors(node, kind="passage"), p.branching_factor,
@@ -95,12 +127,17 @@ class Kgp(Retriever):
 
     def retrieve_batch(self, questions: Sequence[str],
                        collections: Sequence[Collection]) -> list[list[Visit]]:
-        """The questions' traversals advanced together: at each step, the pending
-        ``(path, candidates)`` of every question go to one :meth:`TraversalAgent.score_batch`
-        call (one encoder call and one product for the encoder agent). Same visits as
-        :meth:`retrieve` on each question."""
+        """The questions' traversals advanced together: their TF-IDF seeds computed together
+        (:func:`tfidf_seeds_many`), then at each step the pending ``(path, candidates)`` of
+        every question go to one :meth:`TraversalAgent.score_batch` call (one encoder call
+        and one product for the encoder agent). Same visits as :meth:`retrieve` on each
+        question."""
         live = [i for i, c in enumerate(collections) if c.passage_ids]
-        walks = [self._walk(questions[i], collections[i]) for i in live]
+        if any(collections[i].graph is None for i in live):
+            raise ValueError("KGP needs the collection's KG")
+        seeds = tfidf_seeds_many([questions[i] for i in live], [collections[i] for i in live],
+                                 self.params.seeds_for(self.budget))
+        walks = [self._walk(questions[i], collections[i], s) for i, s in zip(live, seeds)]
 
         def score(batch: list[tuple[int, Step]]):
             return self.agent.score_batch([
