@@ -23,22 +23,15 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 # torch is pinned (pyproject.toml). On plain PyPI, Linux x86-64, torch==2.13.0 is the CUDA 13 build
-# (~2.7 GB with its nvidia-* wheels); the CPU build (+cpu, ~190 MB) comes from PyTorch's CPU index.
-# That index is used when it answers; otherwise torch comes from the configured pip index (a
-# mirror may serve the +cpu wheel). CUDA, in a fresh .venv: make install TORCH_INDEX=<a cu1xx index
-# of https://download.pytorch.org/whl/>, or TORCH_INDEX= (the configured index only; PyPI: CUDA 13).
+# (~2.7 GB with its nvidia-* wheels); the CPU build (+cpu, ~190 MB) comes from PyTorch's CPU index:
+#   make install TORCH_INDEX=https://download.pytorch.org/whl/cpu
+# (a cu12x index of the same site for CUDA 12 drivers). Unset, torch comes from the configured pip
+# index (this project's CI and development machines serve the +cpu wheel).
 TORCH_PIN := torch==2.13.0
-TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
+TORCH_INDEX ?=
 
 $(BASE_STAMP): pyproject.toml | $(BIN)/python
-	@if [ -n "$(TORCH_INDEX)" ] && $(BIN)/python -c "import sys, urllib.request; \
-		urllib.request.urlopen(sys.argv[1].rstrip('/') + '/torch/', timeout=10)" "$(TORCH_INDEX)" 2>/dev/null; then \
-		echo "$(TORCH_PIN) from $(TORCH_INDEX)"; \
-		$(BIN)/python -m pip install --quiet "$(TORCH_PIN)" --extra-index-url "$(TORCH_INDEX)"; \
-	else \
-		echo "$(TORCH_PIN) from the configured pip index$(if $(TORCH_INDEX), ($(TORCH_INDEX) unreachable))"; \
-		$(BIN)/python -m pip install --quiet "$(TORCH_PIN)"; \
-	fi
+	$(BIN)/python -m pip install --quiet "$(TORCH_PIN)" $(if $(TORCH_INDEX),--index-url "$(TORCH_INDEX)")
 	$(BIN)/python -m pip install --quiet -e .
 	@$(BIN)/python -c "import torch; cuda = torch.version.cuda; \
 		print('torch', torch.__version__, '(CUDA ' + cuda + ')' if cuda else '(CPU build)'); \
@@ -69,7 +62,7 @@ install: $(TEST_STAMP)
 
 # the first figure: needs no LLM, so no llama-cpp-python build
 run: $(BASE_STAMP)
-	$(BIN)/kedro run --pipeline=kg_quality
+	$(BIN)/kedro run --pipelines=kg_quality
 	@echo "Outputs: data/08_reporting/ (kg_quality_figure.html/.json, versioned) and data/07_model_output/ (kg_quality_summary, kg_stats)"
 
 # the whole flow: KG quality and ingest -> passages -> KGs -> retrieve -> read -> score -> report

@@ -115,7 +115,7 @@ class LocalBackend:
         except ImportError as exc:
             raise ImportError(
                 "the local LLM backend needs llama-cpp-python; install it with safe CPU flags: "
-                "make install (or see the README's 'Local LLM' section)") from exc
+                "make install-llm (or see the README's 'Reader LLM' section)") from exc
         path = resolve_gguf(model, model_path, cache_dir)
         gpu = device in ("auto", "cuda") and llama_cpp.llama_supports_gpu_offload()
         if device == "cuda" and not gpu:
