@@ -213,6 +213,22 @@ def test_cached_mentions_equal_fresh_ones(passages, tmp_path, monkeypatch, caplo
     assert len(calls) == 1
 
 
+def test_a_repeated_text_is_computed_once_with_or_without_a_cache(tmp_path):
+    texts = ["b", "a", "b", "c", "a"]
+    for cache in (None, TextCache(tmp_path, {"kind": "test"}, encode=str, decode=str)):
+        batches = []
+        values, stats = cached_map(texts, lambda batch: batches.append(batch) or
+                                   [t.upper() for t in batch], cache)
+        assert batches == [["b", "a", "c"]]             # the same single call either way
+        assert values == ["B", "A", "B", "C", "A"]
+        assert (stats.total, stats.cached, stats.computed) == (5, 0, 3)
+        assert stats.describe("passages").startswith(
+            "5 passages: 0 cached, 5 computed (3 distinct texts, ")
+    values, stats = cached_map(texts + ["d"], lambda batch: [t.upper() for t in batch], cache)
+    assert (stats.cached, stats.computed) == (5, 1) and values[-1] == "D"
+    cache.close()
+
+
 def test_linker_scores_and_missing_scores_survive_the_cache(tmp_path):
     from kgp_kedro.graphs.linking import Mention
 

@@ -101,16 +101,19 @@ def package_version(name: str) -> str | None:
 @dataclass
 class CacheStats:
     total: int = 0        # texts asked for
-    cached: int = 0       # served from the cache
-    computed: int = 0     # distinct texts computed (a repeated text is computed once)
+    cached: int = 0       # of them, served from the cache
+    computed: int = 0     # distinct texts computed (a text asked for twice is computed once)
     seconds: float = 0.0  # the whole lookup + compute + store
     compute_seconds: float = 0.0
 
     def describe(self, unit: str) -> str:
-        rate = (f"{self.computed / max(self.compute_seconds, 1e-9):.0f} {unit}/s computed"
+        """E.g. ``19496 passages: 0 cached, 19496 computed (18365 distinct texts, 61 texts/s)
+        in 301.2 s``."""
+        rate = (f"{self.computed} distinct texts, "
+                f"{self.computed / max(self.compute_seconds, 1e-9):.0f} texts/s"
                 if self.computed else "nothing computed")
-        return (f"{self.total} {unit}: {self.cached} cached, {self.computed} computed "
-                f"in {self.seconds:.1f} s ({rate})")
+        return (f"{self.total} {unit}: {self.cached} cached, {self.total - self.cached} "
+                f"computed ({rate}) in {self.seconds:.1f} s")
 
 
 class TextCache:
@@ -195,21 +198,18 @@ def open_cache(directory: str | os.PathLike | None, identity: Callable[[Any], Ma
 def cached_map(texts: Sequence[str], compute: Callable[[list[str]], Sequence[T]],
                cache: TextCache | None) -> tuple[list[T], CacheStats]:
     """``[f(t) for t in texts]``, where ``compute(list_of_texts)`` is ``f`` over a batch: values
-    found in ``cache`` are reused, the other distinct texts are computed in one call (in the
-    order they first appear) and stored. Without a cache every text is computed, in one call,
-    exactly as given."""
+    found in ``cache`` are reused; the other distinct texts are computed in one call, in the
+    order they first appear, and stored. Without a cache (``None``) the same call computes every
+    distinct text, so a cold cache gives exactly what no cache gives."""
     start = time.perf_counter()
     stats = CacheStats(total=len(texts))
-    if cache is None:
-        values = list(compute(list(texts)))
-        stats.computed = len(texts)
-        stats.seconds = stats.compute_seconds = time.perf_counter() - start
-        return values, stats
-    try:
-        found = cache.get_many(texts)
-    except sqlite3.Error as exc:
-        logger.warning("cache %s unreadable (%s): computing without it", cache.directory, exc)
-        found, cache = {}, None
+    found: dict[str, T] = {}
+    if cache is not None:
+        try:
+            found = cache.get_many(texts)
+        except sqlite3.Error as exc:
+            logger.warning("cache %s unreadable (%s): computing without it", cache.directory, exc)
+            cache = None
     missing = [t for t in dict.fromkeys(texts) if t not in found]
     if missing:
         compute_start = time.perf_counter()
