@@ -5,13 +5,14 @@ step (``(path, candidates)`` pairs, node ids, seed first), receives one score ar
 (Eq. 1, the traversal agent) and finally returns its :class:`Visit` list. Walks advance level
 by level, so the requests of one hop do not depend on each other's scores; that lets
 :func:`traverse_many` advance the walks of many questions together, one batched scoring call
-per step for all of them, with exactly the visits :func:`traverse` gives one question at a
+per round for all of them, with exactly the visits :func:`traverse` gives one question at a
 time (the agent must score a candidate independently of the questions batched beside it).
 
 Two modes (``mode``):
 
-``paper`` (§8.2: "10 passages in the 1st hop, 3 in the 2nd, which totally forms 30 reasoning
-paths; passages of the 1st hop may overlap with those of the 2nd"). The budget counts
+``paper`` (§8.2: "In the 1st-hop retrieval, we select 10 passages and in 2nd-hop retrieval,
+we select 3 passages, which totally forms 30 reasoning paths. Note that passages in the
+1st-hop retrieval are allowed to overlap with the ones in the 2nd-hop retrieval"). The budget counts
 **reasoning paths**. The seeds start one path each (at most ``budget`` of them). At each hop
 up to ``max_hops``, every path that grew at the previous hop is offered the neighbours of its
 last passage that are not already on the path (a path never repeats a passage; different
@@ -33,7 +34,8 @@ score of its last step (the seed's TF-IDF score for a seed left alone).
 the paths that reached a passage at hop ``h-1``, in rank order, are each offered the
 neighbours of their last passage not retrieved before hop ``h``; each visits its agent's top
 ``branching_factor`` of them, skipping a passage an earlier path already took at this hop,
-until the hop's share is spent. Budget a hop could not use (too few candidates) passes to the
+until the hop's share is spent (the agent scores the paths in rounds, as few at a time as can
+fill what is left of the share). Budget a hop could not use (too few candidates) passes to the
 next. With 10 seeds, branching 3, budget 30 and ``max_hops`` 2: seeds 1-3 branch three ways
 and seed 4 once (10 passages at hop 1), then the first three hop-1 passages branch three ways
 and the fourth once (10 at hop 2). With ``max_hops`` 1 this is the reference code's FIFO queue
@@ -57,8 +59,6 @@ MODES = ("paper", "distinct")
 
 # scores the candidates (node ids) for extending a path (node ids, seed first): Eq. (1)
 Scorer = Callable[[Sequence[str], Sequence[str]], np.ndarray]
-# scores many (path, candidates) steps at once: one array per step
-BatchScorer = Callable[[Sequence[Step]], Sequence[np.ndarray]]
 
 
 def _check(branching_factor: int, budget: int, max_hops: int, mode: str) -> None:
