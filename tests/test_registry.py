@@ -37,7 +37,7 @@ retrieve:
   graph: {variant: toy, setting: {step: 2}}
   methods:
     lead: {method: toy_lead, offset: 1}
-    kgp_toy: {method: kgp, seeds: 2, branching_factor: 1, max_hops: 3,
+    kgp_toy: {method: kgp, mode: distinct, seeds: 2, branching_factor: 1, max_hops: 3,
               agent: {kind: toy_shortest}}
 """)
 NAMES = {"toy_chain": BUILDERS, "toy_lead": RETRIEVERS, "toy_shortest": AGENTS}

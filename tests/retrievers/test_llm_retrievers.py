@@ -43,8 +43,9 @@ def test_kgp_with_the_chat_agent_traverses_a_bundled_collection(local_llm, hotpo
     collection.graph = Graph(Nodes.of_passages(collection.passage_ids, collection.texts),
                              Edges.uniform(np.arange(n), (np.arange(n) + 1) % n, np.ones(n),
                                            [""] * n, "next", directed=True))
-    runner = _retriever("kgp_chat", {"method": "kgp", "seeds": 2, "branching_factor": 1,
-                                     "max_hops": 2, "agent": {"kind": "chat", "max_tokens": 24}},
+    runner = _retriever("kgp_chat", {"method": "kgp", "mode": "distinct", "seeds": 2,
+                                     "branching_factor": 1, "max_hops": 2,
+                                     "agent": {"kind": "chat", "max_tokens": 24}},
                         4, local_llm)
     visits = runner.retrieve(q.question, collection)
     assert len(visits) == 4 and [v.hop for v in visits[:2]] == [0, 0]
