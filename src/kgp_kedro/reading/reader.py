@@ -15,29 +15,35 @@ READ_COLUMNS = ["source", "question_id", "method", "answer", "raw_response", "co
                 "latency_ms", "cached", "error"]
 
 
-def _contexts(rows: pd.DataFrame, texts: dict[str, str], style: str) -> list[tuple[str, str]]:
-    """``(passage id, context text)`` in rank order.
+def _contexts(rows: pd.DataFrame, texts: dict[str, str],
+              style: str) -> list[tuple[tuple[str, ...], str]]:
+    """``(passage ids, context text)`` in rank order.
 
     ``paths`` (Listing 4): one context per row, the row's reasoning path with its passages
-    joined by newlines (the id is the path's last passage). ``numbered`` (Listing 3): one
-    context per distinct passage of the rows' paths, in rank order (each row's path from the
-    seed on), so a method whose rows are paths (KGP's paper mode) loses no seed; for a method
-    whose paths hold only passages ranked earlier (every other one) that is its passages in
-    rank order."""
+    joined by newlines (its ids: the path's passages). ``numbered`` (Listing 3): one context per
+    distinct passage of the rows' paths, in rank order (each row's path from the seed on), so a
+    method whose rows are paths (KGP's paper mode) loses no seed; for a method whose paths hold
+    only passages ranked earlier (every other one) that is its passages in rank order."""
     rows = rows[rows["rank"] >= 0].sort_values("rank")
-    out = []
+    out: list[tuple[tuple[str, ...], str]] = []
     if style == "paths":
         for pid, path in zip(rows["passage_id"], rows["path"]):
-            steps = path.split(" > ") if path else [pid]
-            out.append((pid, "\n".join(texts[p] for p in steps)))
+            steps = tuple(path.split(" > ")) if path else (pid,)
+            out.append((steps, "\n".join(texts[p] for p in steps)))
         return out
     seen: set[str] = set()
     for pid, path in zip(rows["passage_id"], rows["path"]):
         for p in (path.split(" > ") if path else [pid]):
             if p not in seen:
                 seen.add(p)
-                out.append((p, texts[p]))
+                out.append(((p,), texts[p]))
     return out
+
+
+def _distinct(contexts: list[tuple[tuple[str, ...], str]], exclude: set[str] = frozenset()
+              ) -> list[str]:
+    """The distinct passage ids of ``contexts`` in order, less ``exclude``."""
+    return [p for p in dict.fromkeys(p for ids, _ in contexts for p in ids) if p not in exclude]
 
 
 def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.DataFrame,
@@ -62,9 +68,11 @@ def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.
         prompts.append([*system, {"role": "user",
                          "content": qa_prompt(q.question, [c for _, c in contexts[:kept]],
                                               style)}])
+        # the passages the reader saw (every passage of a kept path) and those cut from it
+        seen = _distinct(contexts[:kept])
         meta.append({"source": q.source, "question_id": q.question_id, "method": method,
-                     "context_ids": [p for p, _ in contexts[:kept]], "n_contexts": kept,
-                     "n_cut": len(contexts) - kept, "cut_ids": [p for p, _ in contexts[kept:]]})
+                     "context_ids": seen, "n_contexts": kept, "n_cut": len(contexts) - kept,
+                     "cut_ids": _distinct(contexts[kept:], set(seen))})
     completions = client.complete_many(prompts, desc=f"read {method}")
     rows = [{**m, "answer": parse_answer(c.text), "raw_response": c.text,
              "prompt_tokens": c.prompt_tokens, "completion_tokens": c.completion_tokens,

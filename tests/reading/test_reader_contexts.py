@@ -1,0 +1,50 @@
+"""What the reader records as seen: every passage of the contexts it was given, in both prompt
+styles, on real bundled passages (through a local OpenAI-compatible test server)."""
+from __future__ import annotations
+
+import pandas as pd
+
+from kgp_kedro.llm import LLMClient
+from kgp_kedro.llm.backends import OpenAIBackend
+from kgp_kedro.reading import qa_prompt, read_answers
+from tests.llm.fake_openai_server import FakeOpenAIServer
+
+
+def _paths(questions, passages):
+    """Paper-mode-like rows: each question's first passage as a seed of two paths."""
+    q = questions.iloc[0]
+    ids = passages.loc[passages["collection_id"] == q.collection_id, "passage_id"].tolist()
+    seed, a, b = ids[0], ids[1], ids[2]
+    rows = [{"question_id": q.question_id, "rank": 0, "passage_id": a, "path": f"{seed} > {a}"},
+            {"question_id": q.question_id, "rank": 1, "passage_id": b, "path": f"{seed} > {b}"}]
+    return questions.head(1), pd.DataFrame(rows), (seed, a, b)
+
+
+def test_every_passage_of_a_kept_path_is_recorded_as_seen(hotpot_passages):
+    questions, passages = hotpot_passages
+    qa, retrieved, (seed, a, b) = _paths(questions, passages)
+    with FakeOpenAIServer(reply=lambda prompt: "an answer") as server:
+        client = LLMClient(OpenAIBackend("m", base_url=server.base_url, api_key="k"), None,
+                           max_tokens=8)
+        paths = read_answers(qa, retrieved, passages, client, "kgp", "paths", 16, None).iloc[0]
+        numbered = read_answers(qa, retrieved, passages, client, "kgp", "numbered", 16,
+                                None).iloc[0]
+    # Listing 4: two contexts (one per path); the seed was seen, in both
+    assert paths["n_contexts"] == 2 and list(paths["context_ids"]) == [seed, a, b]
+    assert list(paths["cut_ids"]) == []
+    # Listing 3: one context per distinct passage of the paths, seed first
+    assert numbered["n_contexts"] == 3 and list(numbered["context_ids"]) == [seed, a, b]
+
+
+def test_a_cut_path_records_only_its_passages_not_already_seen(hotpot_passages):
+    questions, passages = hotpot_passages
+    qa, retrieved, (seed, a, b) = _paths(questions, passages)
+    text = passages.drop_duplicates("passage_id").set_index("passage_id")["text"]
+    with FakeOpenAIServer(reply=lambda prompt: "x") as server:
+        backend = OpenAIBackend("m", base_url=server.base_url, api_key="k")
+        client = LLMClient(backend, None, max_tokens=8)
+        first_path = qa_prompt(qa["question"].iloc[0], [f"{text[seed]}\n{text[a]}"], "paths")
+        backend.context_window = backend.count_tokens(first_path) + 8 + 16  # the first path fits
+        answer = read_answers(qa, retrieved, passages, client, "kgp", "paths", 16, None).iloc[0]
+    assert answer["n_contexts"] == 1 and answer["n_cut"] == 1
+    assert list(answer["context_ids"]) == [seed, a] and list(answer["cut_ids"]) == [b]
