@@ -45,6 +45,15 @@ def hotpot_passages(hotpot):
 
 
 @pytest.fixture(scope="session")
+def encoder():
+    """The offline MiniLM on CPU with the default dtype (modules that need float32 override it)."""
+    from kgp_kedro.config.sections import EncoderParams
+    from kgp_kedro.models import load_encoder
+
+    return load_encoder(EncoderParams(device="cpu"))
+
+
+@pytest.fixture(scope="session")
 def local_llm():
     """The embedded default reader (llama-cpp-python + the packaged Qwen2.5-Coder-0.5B)."""
     from kgp_kedro.llm import LLMClient

@@ -7,10 +7,9 @@ import pandas as pd
 import pytest
 
 from kgp_kedro.config.project import parse_method
-from kgp_kedro.config.sections import AnnParams, EncoderParams
+from kgp_kedro.config.sections import AnnParams
 from kgp_kedro.corpus.collection import Collection
 from kgp_kedro.evaluation import retrieval_metrics, score_retrieval
-from kgp_kedro.models import load_encoder
 from kgp_kedro.models.embeddings import EmbeddingLookup, embed_passages
 from kgp_kedro.retrievers import RETRIEVERS, Resources
 from kgp_kedro.retrievers.run import RETRIEVED_COLUMNS, retrieve_all
@@ -28,11 +27,6 @@ def test_metrics_by_hand():
     assert [r["sp_em"] for r in rows] == [0.0, 0.0, 1.0, 1.0]
     with pytest.raises(ValueError):
         retrieval_metrics(["a"], [], ks=[1])
-
-
-@pytest.fixture(scope="module")
-def encoder():
-    return load_encoder(EncoderParams(device="cpu"))
 
 
 @pytest.fixture(scope="module")

@@ -4,18 +4,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kgp_kedro.config.sections import AnnParams, EncoderParams
+from kgp_kedro.config.sections import AnnParams
 from kgp_kedro.corpus.collection import Collection
-from kgp_kedro.models import load_encoder
 from kgp_kedro.retrievers import Resources
 from kgp_kedro.retrievers.mdr import Mdr, mdr_search
 from kgp_kedro.search.ann import VectorIndex
 from kgp_kedro.search.dense import exact_search
-
-
-@pytest.fixture(scope="module")
-def encoder():
-    return load_encoder(EncoderParams(device="cpu"))
 
 
 @pytest.fixture(scope="module")

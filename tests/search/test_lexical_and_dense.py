@@ -4,8 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kgp_kedro.config.sections import AnnParams, EncoderParams
-from kgp_kedro.models import load_encoder
+from kgp_kedro.config.sections import AnnParams
 from kgp_kedro.retrievers.baselines import Bm25
 from kgp_kedro.search.ann import VectorIndex
 from kgp_kedro.search.dense import exact_search, inner_product_scores
@@ -24,11 +23,6 @@ def collection(hotpot_passages):
     q = questions.iloc[0]
     ps = passages[passages["collection_id"] == q["collection_id"]].reset_index(drop=True)
     return q["question"], ps
-
-
-@pytest.fixture(scope="module")
-def encoder():
-    return load_encoder(EncoderParams(device="cpu"))
 
 
 def test_bm25_top10_holds_a_supporting_passage_for_most_questions(hotpot_passages):
