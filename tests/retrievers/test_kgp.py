@@ -179,17 +179,20 @@ def test_a_numbered_prompt_of_paths_lists_their_passages_once_seeds_included(hot
     numbered = _contexts(table, texts, "numbered")
     in_order = list(dict.fromkeys(p for path in table.sort_values("rank")["path"]
                                   for p in path.split(" > ")))
-    assert [pid for pid, _ in numbered] == in_order and len(in_order) < 2 * len(table)
+    assert [ids for ids, _ in numbered] == [(p,) for p in in_order]
+    assert len(in_order) < 2 * len(table)
     assert in_order[0] == table["path"].iloc[0].split(" > ")[0]   # the first seed leads
     paths = _contexts(table, texts, "paths")
     assert len(paths) == len(table) == 30
     first = table.sort_values("rank").iloc[0]
-    assert paths[0] == (first.passage_id, "\n".join(texts[p] for p in first.path.split(" > ")))
+    steps = tuple(first.path.split(" > "))
+    assert steps[-1] == first.passage_id
+    assert paths[0] == (steps, "\n".join(texts[p] for p in steps))
     # a distinct-mode table: the numbered contexts are its passages in rank order, as before
     distinct, _ = _run({"method": "kgp", "mode": "distinct"}, questions.head(1), passages,
                        tables)
-    assert [pid for pid, _ in _contexts(distinct, texts, "numbered")] == \
-        distinct.sort_values("rank")["passage_id"].tolist()
+    assert [ids for ids, _ in _contexts(distinct, texts, "numbered")] == \
+        [(p,) for p in distinct.sort_values("rank")["passage_id"]]
 
 
 def test_kgp_chat_whose_llm_calls_all_fail_still_writes_its_rows(hotpot_kg):
