@@ -185,3 +185,24 @@ def test_the_message_names_the_full_key_of_the_bad_value(raw, path, value, full_
         block = block[part]
     block[path[-1]] = value
     assert full_key in str(_error(raw))
+
+
+ENVS = sorted(p.name for p in (ROOT / "conf").iterdir()
+              if p.is_dir() and p.name not in ("base", "local"))
+
+
+@pytest.mark.parametrize("env", ENVS)
+def test_every_shipped_env_validates_and_shapes_the_pipelines(env):
+    """`kedro run --env <env>` for every env under conf/: its parameters, merged over
+    conf/base as the session merges them, validate, and every chain composes."""
+    from kgp_kedro import settings
+    from kgp_kedro.pipeline_registry import CHAINS, build_pipelines
+
+    loader = settings.CONFIG_LOADER_CLASS(conf_source=str(ROOT / "conf"), env=env,
+                                          **settings.CONFIG_LOADER_ARGS)
+    raw = loader["parameters"]
+    pipelines = build_pipelines(raw)
+    assert set(CHAINS) <= set(pipelines)
+    # what the env sets is what the pipelines run: each configured method has its retrieve node
+    retrieved = {d for d in pipelines["retrieve"].all_outputs() if d.startswith("retrieved_")}
+    assert retrieved == {f"retrieved_{m}" for m in raw["retrieve"]["methods"]}
