@@ -1,0 +1,1 @@
+"""Fact extractors, one module each, registered by the name used in ``holmes.extractor``."""
