@@ -36,6 +36,10 @@ CONFIG_LOADER_CLASS = ConfigLoader
 CONFIG_LOADER_ARGS = {
     "base_env": "base",
     "default_run_env": "local",
+    # an env (conf/local, --env X) overrides single parameter keys of conf/base, not whole
+    # blocks; a menu it names (kg.variants, retrieve.methods, embed.encoders) is a selection
+    # (kgp_kedro.pipelines.parameters.ConfigLoader)
+    "merge_strategy": {"parameters": "soft"},
     # "config_patterns": {
     #     "spark" : ["spark*/"],
     #     "parameters": ["parameters*", "parameters*/**", "**/parameters*"],

@@ -53,9 +53,57 @@ def project_parameters() -> dict[str, Any]:
     return loader["parameters"]
 
 
+# the parameters that select named entries (``*``: any name): an env that names entries of one
+# keeps those (each merged with the base entry of its name), not the base's others too
+SELECTIONS = (("kg", "variants"), ("kg", "variants", "*", "sweep"), ("retrieve", "methods"),
+              ("retrieve", "graph", "setting"), ("embed", "encoders"))
+
+
+def _selections(config: Any, path: tuple[str, ...],
+                at: tuple[str, ...] = ()) -> dict[tuple[str, ...], set[str]]:
+    """``{concrete path: entry names}`` of the mappings ``config`` holds at ``path``."""
+    if not isinstance(config, Mapping):
+        return {}
+    if not path:
+        return {at: set(config)}
+    keys = config if path[0] == "*" else [path[0]] if path[0] in config else []
+    found: dict[tuple[str, ...], set[str]] = {}
+    for key in keys:
+        for where, names in _selections(config[key], path[1:], (*at, key)).items():
+            found.setdefault(where, set()).update(names)
+    return found
+
+
 class ConfigLoader(OmegaConfigLoader):
     """Kedro's OmegaConfigLoader whose ``parameters`` carry every default of the typed
-    parameters (validated first), so ``params:<key>`` exists for every key a node reads."""
+    parameters (validated first), so ``params:<key>`` exists for every key a node reads.
+
+    With ``merge_strategy: {parameters: soft}`` (settings.py) an env (``conf/local``, ``--env
+    X``) overrides single keys of ``conf/base``. The menus (:data:`SELECTIONS`: ``kg.variants``,
+    ``retrieve.methods``, ``embed.encoders``) are selections: an env that names entries of a
+    menu runs those entries (each merged with the base entry of its name), not the base's
+    others too; ``--params`` adds to the selection. ``retrieve.graph.setting`` and a variant's
+    ``sweep`` are selections too (of hyperparameters)."""
+
+    def _resolve_from_raw_config(self, key: str, base_configs: dict, env_configs: dict,
+                                 *args: Any, **kwargs: Any) -> dict[str, Any]:
+        config = super()._resolve_from_raw_config(key, base_configs, env_configs, *args,
+                                                  **kwargs)
+        if key != "parameters" or self.merge_strategy.get(key) != "soft":
+            return config
+        for path in SELECTIONS:
+            chosen: dict[tuple[str, ...], set[str]] = {}
+            for source in (*env_configs.values(), self.runtime_params or {}):
+                for where, names in _selections(source, path).items():
+                    if source is not self.runtime_params or where in chosen:
+                        chosen.setdefault(where, set()).update(names)
+            for where, names in chosen.items():
+                parent = config
+                for part in where[:-1]:
+                    parent = parent[part]
+                parent[where[-1]] = {name: entry for name, entry in parent[where[-1]].items()
+                                     if name in names}
+        return config
 
     def __getitem__(self, key: str) -> Any:
         value = super().__getitem__(key)
