@@ -112,7 +112,8 @@ def test_unsupported_files_are_listed_with_a_reason_and_logged(folder, caplog):
     skipped = _skipped(result)
     assert set(skipped) == {"paper.pdf", "sub/figure.png", "notes", ".hidden.txt", ".git/",
                             "blank.md"}
-    assert skipped["paper.pdf"]["reason"].startswith("unsupported file type .pdf")
+    assert skipped["paper.pdf"]["kind"] == "unreadable"   # a PDF with no body: named error
+    assert "cannot open PDF" in skipped["paper.pdf"]["reason"]
     assert skipped["sub/figure.png"]["kind"] == "unsupported"
     assert skipped["notes"]["reason"].startswith("unsupported file type (none)")
     assert skipped[".hidden.txt"]["kind"] == skipped[".git/"]["kind"] == "hidden"
@@ -120,8 +121,9 @@ def test_unsupported_files_are_listed_with_a_reason_and_logged(folder, caplog):
     assert all(set(row) == set(SKIPPED_COLUMNS) for row in result.skipped)
     summary = [r for r in caplog.records if r.getMessage().startswith("Skipped 6 files in")]
     assert len(summary) == 1 and summary[0].levelno == logging.INFO
-    assert "paper.pdf" in summary[0].getMessage()
-    assert "1 empty, 2 hidden, 3 unsupported" in summary[0].getMessage()
+    assert "1 empty, 2 hidden, 1 unreadable, 2 unsupported" in summary[0].getMessage()
+    unreadable = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(unreadable) == 1 and "paper.pdf: cannot open PDF" in unreadable[0].getMessage()
 
 
 def test_read_source_keeps_its_two_tables(folder):
@@ -134,9 +136,9 @@ def test_read_source_keeps_its_two_tables(folder):
 def test_a_folder_of_only_unsupported_files_says_what_was_skipped(tmp_path):
     folder = tmp_path / "pdfs"
     folder.mkdir()
-    (folder / "a.pdf").write_bytes(b"%PDF")
+    (folder / "a.png").write_bytes(b"\x89PNG")
     (folder / "questions.jsonl").write_text('{"id": "q", "question": "x?"}\n')
-    with pytest.raises(DatasetFormatError, match=r"no \.txt/\.md documents found \(1 files "
+    with pytest.raises(DatasetFormatError, match=r"no readable documents found \(1 files "
                                                  r"skipped: 1 unsupported\)"):
         read_source("documents", folder, "d")
 

@@ -24,6 +24,8 @@ DOCUMENT_COLUMNS = [
     "is_supporting",     # the document holds a supporting fact of this collection's question
     "is_negative",       # sampled from another question (paper §8.1 negative documents)
     "position",          # order of the document in its collection
+    "layout",            # a file's blocks in reading order as JSON (text/heading/table, page,
+                         # position, table cells; corpus.readers.formats), or None
 ]
 
 PASSAGE_COLUMNS = [
@@ -35,6 +37,6 @@ PASSAGE_COLUMNS = [
     "text",
     "order",          # position of the passage inside its document
     "page",           # page number for paged documents, else null
-    "kind",           # passage | table | page
+    "kind",           # passage | heading | table (a table's text is its markdown)
     "is_supporting",
 ]

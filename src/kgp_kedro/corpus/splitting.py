@@ -100,6 +100,15 @@ def split_passages(documents: pd.DataFrame, sentence_level: bool | None = None,
                      else paragraph_datasets)
     if documents.empty:
         return _passage_table([])
+    if "layout" in documents.columns and documents["layout"].notna().any():
+        laid = documents["layout"].notna().to_numpy()
+        parts = [split_passages(documents[~laid], sentence_level, max_chars, paragraphs),
+                 layout_passages(documents[laid], max_chars)]
+        rank = {key: i for i, key in enumerate(zip(documents["collection_id"],
+                                                   documents["doc_id"]))}
+        joined = pd.concat([p for p in parts if len(p)], ignore_index=True)
+        key = pd.Series([rank[k] for k in zip(joined["collection_id"], joined["doc_id"])])
+        return _passage_table(joined.iloc[key.argsort(kind="stable").to_numpy()])
     whole = _dataset_of(documents).isin(paragraphs).to_numpy()
     has_sentences = documents["sentences"].map(lambda s: s is not None and len(s) > 0).to_numpy()
     # a document shared by several collections is split once: its passages, by doc_id
@@ -153,6 +162,39 @@ def split_passages(documents: pd.DataFrame, sentence_level: bool | None = None,
     logger.info("Split %d documents into %d passages (%d collections)", len(documents),
                 len(passages), passages["collection_id"].nunique())
     return passages
+
+
+def layout_passages(documents: pd.DataFrame, max_chars: int) -> pd.DataFrame:
+    """Passages of documents read from files with a layout (``layout`` column: blocks in
+    reading order, :mod:`kgp_kedro.corpus.readers.formats`): a paragraph's sentences packed up
+    to ``max_chars`` (never across paragraphs, so never across pages), a heading one passage
+    (kind ``heading``), a table one passage (kind ``table``, its markdown). Every passage keeps
+    its page (null for an unpaged format) and inherits the document's label; ``passage_id`` is
+    ``<doc_id>#<n>``, ``n`` its rank in the document."""
+    from kgp_kedro.corpus.readers.formats.base import blocks_from_json
+
+    shapes: dict[str, list[tuple[str, int | None, str]]] = {}
+    first = documents.drop_duplicates("doc_id")
+    blocks_of = {d: blocks_from_json(layout) for d, layout in zip(first["doc_id"], first["layout"])}
+    texts = [b.text for blocks in blocks_of.values() for b in blocks if b.kind == "text"]
+    sentences = iter(split_sentences(texts))
+    for doc_id, blocks in blocks_of.items():
+        units = shapes.setdefault(doc_id, [])
+        for block in blocks:
+            if block.kind != "text":
+                units.append((block.text, block.page, "table" if block.kind == "table"
+                              else "heading"))
+                continue
+            said = [x for x in next(sentences) if x]
+            units.extend((" ".join(said[i] for i in group), block.page, "passage")
+                         for group in pack_sentences(said, max_chars) if said)
+    rows = [{"source": d.source, "collection_id": d.collection_id,
+             "passage_id": f"{d.doc_id}#{n}", "doc_id": d.doc_id, "title": d.title,
+             "text": text, "order": n, "page": page, "kind": kind,
+             "is_supporting": bool(d.is_supporting)}
+            for d in documents.itertuples(index=False)
+            for n, (text, page, kind) in enumerate(shapes[d.doc_id])]
+    return _passage_table(rows)
 
 
 def _passage_table(rows: Any) -> pd.DataFrame:

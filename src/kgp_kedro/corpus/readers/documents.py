@@ -1,31 +1,42 @@
-"""A folder of user documents (.txt/.md, recursively) and its ``questions.jsonl``.
+"""A folder of user documents (PDF, DOCX, HTML, Markdown, text; recursively) and its
+``questions.jsonl``.
 
-A ``documents`` folder stays inside itself: every path is resolved, and a symlink whose
-target lies outside the folder (a file elsewhere, a system file) is skipped, never read;
-unsupported files (``.pdf``, ``.png``, ...), hidden files and folders, empty files and
-symlinked folders are skipped too, each with its reason: one row ``{source, path, kind,
-reason}`` each (:data:`SKIPPED_COLUMNS`; ``path`` relative to the folder; ``kind`` one of
+Each file is read by the reader of its extension (:mod:`kgp_kedro.corpus.readers.formats`):
+its text, and its blocks in reading order (paragraphs, headings, tables with their page and
+position) in the documents table's ``layout`` column, which the passages stage splits page by
+page. A folder stays inside itself: every path is resolved, and a symlink whose target lies
+outside the folder (a file elsewhere, a system file) is skipped, never read; unsupported files
+(``.png``, ...), hidden files and folders, empty files and symlinked folders are skipped too,
+and so is a file its reader cannot read (encrypted, corrupt, truncated: ``unreadable``, the
+reason naming the page where known); the rest of the folder is still read. A page that gave no
+text is listed too (``no_text_layer``: a scan or a blank page; ``unreadable_page``: the
+extractor failed on it), its file kept. One row ``{source, path, kind, reason}`` each
+(:data:`SKIPPED_COLUMNS`; ``path`` relative to the folder; ``kind`` one of
 :data:`SKIP_KINDS`).
 """
 from __future__ import annotations
 
 import json
+import logging
 import os
-import re
 from collections import Counter
 from pathlib import Path, PurePosixPath
 
+from tqdm.auto import tqdm
+
 from kgp_kedro.corpus.errors import DatasetFormatError
-from kgp_kedro.corpus.readers.records import _decode, _records
+from kgp_kedro.corpus.readers.formats import FileReadError, read_file, supported_suffixes
+from kgp_kedro.corpus.readers.records import _records
 from kgp_kedro.corpus.readers.rows import Rows, _document_row, _question_row
 
-DOCUMENT_SUFFIXES = (".txt", ".md", ".markdown")
+logger = logging.getLogger(__name__)
+
+DOCUMENT_SUFFIXES = supported_suffixes()
 QUESTIONS_FILE = "questions.jsonl"
 SKIPPED_COLUMNS = ["source", "path", "kind", "reason"]
 SKIP_KINDS = ("outside_folder", "broken_link", "symlinked_folder", "unsupported", "hidden",
-              "not_a_file", "empty", "duplicate")
-
-_HEADING = re.compile(r"^\s{0,3}#\s+(.+?)\s*#*\s*$", re.MULTILINE)
+              "not_a_file", "empty", "duplicate", "unreadable", "unreadable_page",
+              "no_text_layer")
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -37,8 +48,8 @@ def scan_documents_folder(folder: Path, source: str = "") -> tuple[list[tuple[st
     name order, and the rows of the files skipped (:data:`SKIPPED_COLUMNS`).
 
     Every path is resolved: a symlink to anything outside the folder is skipped (never read),
-    as are symlinked folders (not followed), hidden files and folders, files that are not
-    ``.txt``/``.md``, non-regular files, and a second link to an already listed file.
+    as are symlinked folders (not followed), hidden files and folders, files of no readable
+    type (:data:`DOCUMENT_SUFFIXES`), non-regular files, and a second link to a listed file.
     The folder's own ``questions.jsonl`` is neither a document nor skipped.
     """
     root = folder.resolve()
@@ -109,16 +120,19 @@ def scan_documents_folder(folder: Path, source: str = "") -> tuple[list[tuple[st
 
 def read_documents(path: Path, source: str, limit: int | None = None,
                    skipped: Rows | None = None) -> tuple[Rows, Rows]:
-    """Read a folder of user documents (.txt/.md, recursively) and its ``questions.jsonl``.
+    """Read a folder of user documents (PDF, DOCX, HTML, Markdown, text; recursively) and its
+    ``questions.jsonl``.
 
     Each line of ``questions.jsonl``: ``{"id": ..., "question": ..., "answer": ...(optional),
     "answers": [...](optional), "supporting_docs": [relative file names](optional)}``. Every
     question is asked over the whole folder, so all questions share one collection.
-    A markdown document's title is its first ``# heading``, otherwise the file name.
-    Files not read (see :func:`scan_documents_folder`) are appended to ``skipped``.
+    A Markdown document's title is its first ``# heading``, a PDF's its metadata title, an
+    HTML page's its ``<title>``, a DOCX file's its title property (or first Title/level-1
+    heading); otherwise the file name. Files not read (see :func:`scan_documents_folder`), files
+    a reader failed on and pages without text are appended to ``skipped``.
     """
     if not path.is_dir():
-        raise DatasetFormatError(path, "folder", "expected a folder of .txt/.md documents")
+        raise DatasetFormatError(path, "folder", "expected a folder of documents")
     root = path.resolve()
     questions_file = path / QUESTIONS_FILE
     if not questions_file.is_file():
@@ -132,23 +146,36 @@ def read_documents(path: Path, source: str, limit: int | None = None,
     collection_id = f"{source}/all"
 
     documents: Rows = []
-    for name, file in files:
-        text = _decode(file, file.read_bytes(), "file").strip()
-        if not text:
-            skipped_row = {"source": source, "path": name, "kind": "empty",
-                           "reason": "empty file"}
-            if skipped is not None:
-                skipped.append(skipped_row)
-            skipped_here.append(skipped_row)
+
+    def skip(name: str, kind: str, reason: str) -> None:
+        row = {"source": source, "path": name, "kind": kind, "reason": reason}
+        if skipped is not None:
+            skipped.append(row)
+        skipped_here.append(row)
+
+    for name, file in tqdm(files, desc=f"read {source}", leave=False, disable=None):
+        try:
+            content = read_file(file)
+        except FileReadError as exc:
+            where = f"page {exc.page}: " if exc.page is not None else ""
+            logger.warning("%s/%s: %s%s: skipped", path, name, where, exc.reason)
+            skip(name, "unreadable", where + exc.reason)
             continue
-        heading = _HEADING.search(text) if file.suffix.lower() != ".txt" else None
-        title = heading.group(1) if heading else Path(name).stem
+        for problem in content.problems:
+            skip(name, "unreadable_page" if problem.kind == "unreadable" else problem.kind,
+                 problem.reason)
+        text = content.text.strip()
+        if not text:
+            skip(name, "empty", "no text on any page" if content.problems else "empty file")
+            continue
+        layout = None if file.suffix.lower() == ".txt" else content.layout_json()
         documents.append(_document_row(
-            source, collection_id, f"{source}/{name}", title, len(documents), text=text,
-            sentences=None, sentence_support=None, is_supporting=False))
+            source, collection_id, f"{source}/{name}", content.title or Path(name).stem,
+            len(documents), text=text, sentences=None, sentence_support=None,
+            is_supporting=False, layout=layout))
     if not documents:
         kinds = Counter(row["kind"] for row in skipped_here)
-        raise DatasetFormatError(path, "folder", "no .txt/.md documents found" + (
+        raise DatasetFormatError(path, "folder", "no readable documents found" + (
             f" ({len(skipped_here)} files skipped: "
             + ", ".join(f"{n} {k}" for k, n in sorted(kinds.items())) + ")"
             if skipped_here else ""))

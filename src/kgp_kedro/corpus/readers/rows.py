@@ -33,7 +33,7 @@ def _question_row(rec: _Record, source: str, dataset: str, **fields: Any) -> dic
 
 def _document_row(source: str, collection_id: str, doc_id: str, title: str, position: int,
                   *, text: str, sentences: list[str] | None, sentence_support: list[bool] | None,
-                  is_supporting: bool) -> dict[str, Any]:
+                  is_supporting: bool, layout: str | None = None) -> dict[str, Any]:
     return {
         "source": source,
         "collection_id": collection_id,
@@ -45,4 +45,5 @@ def _document_row(source: str, collection_id: str, doc_id: str, title: str, posi
         "is_supporting": bool(is_supporting),
         "is_negative": False,
         "position": position,
+        "layout": layout,
     }
