@@ -12,6 +12,7 @@ from kgp_kedro.config.base import Params
 from kgp_kedro.corpus.collection import Collection, iter_collections
 from kgp_kedro.graphs.builders.base import GraphBuilder
 from kgp_kedro.graphs.model import EDGE_COLUMNS, NODE_COLUMNS, Graph
+from kgp_kedro.graphs.structure import add_structure, has_structure
 from kgp_kedro.models.embeddings import EmbeddingLookup
 
 logger = logging.getLogger(__name__)
@@ -20,7 +21,11 @@ logger = logging.getLogger(__name__)
 def build_variant(passages: pd.DataFrame, builder: GraphBuilder,
                   settings: Sequence[tuple[str, Params]], name: str,
                   embeddings: EmbeddingLookup | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """``(kg_nodes, kg_edges)`` of every collection under every density setting."""
+    """``(kg_nodes, kg_edges)`` of every collection under every density setting; a collection
+    read from files (pages, tables) also gets the structural layer
+    (:mod:`kgp_kedro.graphs.structure`)."""
+    structured = ({str(c): g for c, g in passages.groupby("collection_id", sort=False)}
+                  if has_structure(passages) else {})
     nodes, edges = [], []
     seconds = {label: 0.0 for label, _ in settings}
     collections = list(iter_collections(passages))
@@ -29,6 +34,8 @@ def build_variant(passages: pd.DataFrame, builder: GraphBuilder,
         for label, setting in settings:
             start = time.perf_counter()
             graph = builder.build(collection, setting)
+            if collection.collection_id in structured:
+                graph = add_structure(graph, structured[collection.collection_id])
             seconds[label] += time.perf_counter() - start
             node_rows, edge_rows = graph.tables(collection.collection_id, label)
             nodes.append(node_rows)
