@@ -1,0 +1,110 @@
+"""Structural questions (paper §4): the rule router on hand-written questions, the LLM
+router's reply parsing, and KGP answering a structural question from the page / table nodes
+of a KG built over generated files, a content question by Algorithm 1."""
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from kgp_kedro.config.project import parse_variant
+from kgp_kedro.corpus import split_passages
+from kgp_kedro.corpus.collection import Collection
+from kgp_kedro.corpus.readers import read_source
+from kgp_kedro.graphs.build import build_variant
+from kgp_kedro.graphs.model import Graph
+from kgp_kedro.retrievers.base import Resources
+from kgp_kedro.retrievers.kgp import Kgp
+from kgp_kedro.retrievers.structural import (StructuralQuery, classify_rules,
+                                             parse_router_reply)
+from tests.corpus.files import make_docx, make_pdf
+
+
+@pytest.mark.parametrize("question, key", [
+    ("What is on page 3 of report.pdf?", StructuralQuery(page=3)),
+    ("In Table 2, which station has the highest average flow rate?", StructuralQuery(table=2)),
+    ("Based on Table on Page 4, how many people belong to the grade 'Fellow'?",
+     StructuralQuery(page=4, table=0)),
+    ("What is the difference between the first page and the last page?",
+     StructuralQuery(page=1)),
+    ("Summarise the second table of notes.docx", StructuralQuery(table=2)),
+    ('What does the section "Early life" say about his school?',
+     StructuralQuery(heading="Early life")),
+    ("Which table tennis player won the 1995 world championship?", None),
+    ("Who wrote the front page story of The Times in 1912?", None),
+    ("In what year was the creator of the current arrangement of Simpson's Theme born?", None),
+])
+def test_rule_router_on_hand_written_questions(question, key):
+    assert classify_rules(question) == key
+
+
+def test_llm_router_reply_parsing():
+    assert parse_router_reply('Sure: {"structural": true, "page": 2, "table": null, '
+                              '"heading": null}') == StructuralQuery(page=2)
+    assert parse_router_reply('{"structural": false, "page": 2}') is None
+    assert parse_router_reply("I think it is structural") is None
+    assert parse_router_reply('{"structural": true, "page": "two"}') is None
+
+
+@pytest.fixture(scope="module")
+def graph_and_passages(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("docs")
+    make_pdf(folder / "a.pdf")
+    make_docx(folder / "b.docx")
+    (folder / "questions.jsonl").write_text(json.dumps({"id": "q", "question": "x?"}) + "\n")
+    _, documents = read_source("documents", folder, "d")
+    passages = split_passages(pd.DataFrame(documents))
+    spec = parse_variant("tfidf", {"builder": "tfidf"}, "kg.variants.tfidf")
+    nodes, edges = build_variant(passages, spec.make_builder(), spec.settings, "tfidf")
+    setting = edges["setting"].iloc[0]
+    graph = Graph.from_tables(nodes, edges[edges["setting"] == setting])
+    return graph, passages
+
+
+def test_structural_layer_pages_tables_and_reading_order(graph_and_passages):
+    graph, passages = graph_and_passages
+    pdf = passages[passages["doc_id"] == "d/a.pdf"]
+    assert graph.kind("d/a.pdf") == "document"
+    assert graph.neighbors("d/a.pdf", relation="contains") == ["d/a.pdf@page1", "d/a.pdf@page2"]
+    assert graph.neighbors("d/a.pdf@page1", relation="next") == ["d/a.pdf@page2"]
+    on_page2 = set(pdf.loc[pdf["page"] == 2, "passage_id"])
+    assert set(graph.neighbors("d/a.pdf@page2", relation="contains")) == on_page2
+    table = pdf.loc[pdf["kind"] == "table", "passage_id"].item()
+    assert graph.kind(table) == "table"
+    # no edge leads from a passage to a structural node: Algorithm 1 walks passages only
+    for pid in pdf["passage_id"]:
+        assert not [n for n in graph.neighbors(pid) if graph.kind(n) in ("page", "document")]
+    # the docx has no laid-out pages but hard page breaks: its blocks are numbered by them
+    assert graph.neighbors("d/b.docx", relation="contains") == ["d/b.docx@page1",
+                                                                "d/b.docx@page2"]
+
+
+def _kgp(routing="rules"):
+    return Kgp(Kgp.Params(routing=routing), Resources(budget=30))
+
+
+def test_kgp_answers_structural_questions_from_structural_nodes(graph_and_passages):
+    graph, passages = graph_and_passages
+    collection = Collection.from_passages("d/all", passages, graph=graph)
+    pdf = passages[passages["doc_id"] == "d/a.pdf"]
+    table = pdf.loc[pdf["kind"] == "table", "passage_id"].item()
+    visits = _kgp().retrieve("According to the table on page 2 of a.pdf, when was he born?",
+                             collection)
+    assert [(v.passage_id, v.path) for v in visits] == [(table, ("d/a.pdf@page2", table))]
+    page1 = _kgp().retrieve("What is on page 1 of a.pdf?", collection)
+    assert [v.passage_id for v in page1] == pdf.loc[pdf["page"] == 1, "passage_id"].tolist()
+    docx = _kgp().retrieve("What does Table 1 of b.docx list?", collection)
+    assert [v.passage_id for v in docx] == passages.loc[
+        (passages["doc_id"] == "d/b.docx") & (passages["kind"] == "table"), "passage_id"].tolist()
+    # a content question goes to Algorithm 1: TF-IDF seeds at hop 0, no structural node
+    ids = set(passages["passage_id"])
+    content = _kgp().retrieve("When was the composer born?", collection)
+    assert content and all(set(v.path) <= ids for v in content)
+    # routing off: the structural question is a content question too
+    off = _kgp("off").retrieve("What is on page 1 of a.pdf?", collection)
+    assert off and all(set(v.path) <= ids for v in off)
+    # batched: the same visits as one question at a time
+    questions = ["What is on page 1 of a.pdf?", "When was the composer born?"]
+    assert _kgp().retrieve_batch(questions, [collection, collection]) == [
+        _kgp().retrieve(q, collection) for q in questions]
