@@ -23,6 +23,8 @@ from kgp_kedro.agents.lexical import TextCounts, search_scores
 from kgp_kedro.config.base import NonNegInt, Params, PosInt, parse_named
 from kgp_kedro.corpus.collection import Collection
 from kgp_kedro.retrievers.base import RETRIEVERS, Requirements, Resources, Retriever, Visit
+from kgp_kedro.retrievers.structural import (classify_llm, classify_rules,
+                                             has_structural_nodes, structural_visits)
 from kgp_kedro.retrievers.traversal import Step, Walk, drive, traverse_many, walk
 from kgp_kedro.search.ranking import top_k
 
@@ -70,6 +72,11 @@ class Kgp(Retriever):
         max_hops: NonNegInt | Literal["auto"] = "auto"
         batch_size: PosInt = 64        # questions whose traversals advance together
         agent: dict[str, Any] = Field(default_factory=lambda: {"kind": "tfidf"})  # agents/
+        # §4: structural or content question? rules (default), llm (the paper's: the LLM of
+        # parameters_llm.yml), off. Only over a KG with structural nodes (files with pages or
+        # tables); a structural question gets its structural nodes' content, a content
+        # question Algorithm 1 (retrievers/structural.py)
+        routing: Literal["rules", "llm", "off"] = "rules"
 
         def seeds_for(self, budget: int) -> int:
             """The number of TF-IDF seeds under ``budget``."""
@@ -91,7 +98,8 @@ class Kgp(Retriever):
     @classmethod
     def requirements(cls, params: Params) -> Requirements:
         agent_cls, options = parse_agent(params.agent, "agent")
-        return Requirements(graph=True) | agent_cls.requirements(options)
+        return (Requirements(graph=True, llm=params.routing == "llm")
+                | agent_cls.requirements(options))
 
     def __init__(self, params: Params, resources: Resources) -> None:
         super().__init__(params, resources)
@@ -119,8 +127,27 @@ class Kgp(Retriever):
                     lambda node: graph.neighbors(node, kind="passage"), p.branching_factor,
                     self.budget, p.hops, p.mode)
 
+    def route(self, questions: Sequence[str], collections: Sequence[Collection]) -> list:
+        """Each question's structural keys (None: a content question, or a collection with no
+        structural nodes), by ``routing``."""
+        routed = [i for i, c in enumerate(collections)
+                  if self.params.routing != "off" and has_structural_nodes(c.graph)]
+        keys: list = [None] * len(questions)
+        if self.params.routing == "llm" and routed:
+            self.calls += len(routed)
+            found = classify_llm([questions[i] for i in routed], self.resources.llm)
+        else:
+            found = [classify_rules(questions[i]) for i in routed]
+        for i, key in zip(routed, found):
+            keys[i] = key
+        return keys
+
     def search(self, question: str, collection: Collection) -> list[Visit]:
-        """One question: each step scored by the agent on its own."""
+        """One question: a structural one gets its structural nodes' content; a content one
+        Algorithm 1, each step scored by the agent on its own."""
+        key = self.route([question], [collection])[0]
+        if key is not None:
+            return structural_visits(key, question, collection.graph, self.budget)
         return drive(self._walk(question, collection),
                      lambda path, candidates: self.agent.score(question, path, candidates,
                                                                collection))
@@ -135,6 +162,9 @@ class Kgp(Retriever):
         live = [i for i, c in enumerate(collections) if c.passage_ids]
         if any(collections[i].graph is None for i in live):
             raise ValueError("KGP needs the collection's KG")
+        keys = self.route([questions[i] for i in live], [collections[i] for i in live])
+        structural = {i: k for i, k in zip(live, keys) if k is not None}
+        live = [i for i in live if i not in structural]
         seeds = tfidf_seeds_many([questions[i] for i in live], [collections[i] for i in live],
                                  self.params.seeds_for(self.budget))
         walks = [self._walk(questions[i], collections[i], s) for i, s in zip(live, seeds)]
@@ -145,6 +175,8 @@ class Kgp(Retriever):
                              collections[live[w]]) for w, (path, candidates) in batch])
 
         out: list[list[Visit]] = [[] for _ in questions]
+        for i, key in structural.items():
+            out[i] = structural_visits(key, questions[i], collections[i].graph, self.budget)
         for i, visits in zip(live, traverse_many(walks, score)):
             out[i] = visits
         return out
