@@ -14,20 +14,24 @@ import pandas as pd
 from kgp_kedro.corpus.collection import supporting_passages
 from kgp_kedro.evaluation.qa_metrics import (contains_answer, exact_match, f1_score,
                                              judge_prompt, parse_judgement)
+from kgp_kedro.evaluation.structure import STRUCTURE_METRICS, StructureIndex, gold_structure
 
 logger = logging.getLogger(__name__)
 
 SCORE_COLUMNS = ["source", "question_id", "method", "qtype", "n_hops", "gold", "prediction",
                  "em", "f1", "acc", "hits1", "failed", "context_sp_recall", "n_contexts",
-                 "prompt_tokens", "completion_tokens", "reader_latency_ms"]
+                 "prompt_tokens", "completion_tokens", "reader_latency_ms",
+                 *STRUCTURE_METRICS]
 
 
 def score_answers(questions: pd.DataFrame, answers: pd.DataFrame, passages: pd.DataFrame,
                   method: str, judge=None, judge_max_tokens: int | None = None) -> pd.DataFrame:
     """EM, F1, Hits@1 (``hits1``: a gold answer contained in the prediction), the paper's Acc
     (``acc``: the Listing 5 LLM judge's verdict when ``judge``, an LLM client, is given; NaN
-    otherwise), and the supporting-passage recall of the contexts the reader saw, for every
-    question."""
+    otherwise), the supporting-passage recall of the contexts the reader saw, and for the
+    structural questions of a documents folder Struct-EM and the page / table hit
+    (:mod:`kgp_kedro.evaluation.structure`; NaN elsewhere), for every question."""
+    structure = StructureIndex(passages)
     supporting = {cid: set(ids) for cid, ids in supporting_passages(passages).items()}
     by_question = {a.question_id: a for a in answers.itertuples(index=False)}
     missing = [q for q in questions["question_id"] if q not in by_question]
@@ -42,16 +46,18 @@ def score_answers(questions: pd.DataFrame, answers: pd.DataFrame, passages: pd.D
         golds = list(q.answers) if len(q.answers) else [q.answer]
         gold_sp = supporting.get(q.collection_id, set())
         seen = set(a.context_ids) if a is not None else set()
+        em = exact_match(prediction, golds)
         rows.append({
             "source": q.source, "question_id": q.question_id, "method": method,
             "qtype": q.qtype, "n_hops": q.n_hops, "gold": q.answer, "prediction": prediction,
-            "em": exact_match(prediction, golds), "f1": f1_score(prediction, golds),
+            "em": em, "f1": f1_score(prediction, golds),
             "acc": np.nan, "hits1": contains_answer(prediction, golds), "failed": failed,
             "context_sp_recall": len(seen & gold_sp) / len(gold_sp) if gold_sp else np.nan,
             "n_contexts": 0 if a is None else a.n_contexts,
             "prompt_tokens": 0 if a is None else a.prompt_tokens,
             "completion_tokens": 0 if a is None else a.completion_tokens,
-            "reader_latency_ms": np.nan if a is None else a.latency_ms})
+            "reader_latency_ms": np.nan if a is None else a.latency_ms,
+            **structure.scores(gold_structure(getattr(q, "meta", None)), q.source, em, seen)})
     scores = pd.DataFrame(rows, columns=SCORE_COLUMNS)
     if judge is not None and len(scores):
         prompts = [[{"role": "user", "content": judge_prompt(q, g, p)}]
@@ -66,7 +72,8 @@ def score_answers(questions: pd.DataFrame, answers: pd.DataFrame, passages: pd.D
 
 
 SUMMARY_METRICS = ["em", "f1", "acc", "hits1", "context_sp_recall", "n_contexts",
-                   "prompt_tokens", "completion_tokens", "reader_latency_ms"]
+                   "prompt_tokens", "completion_tokens", "reader_latency_ms",
+                   *STRUCTURE_METRICS]
 
 
 def summarise_scores(scores: pd.DataFrame, by: tuple[str, ...] = ("source", "method")) -> pd.DataFrame:

@@ -17,7 +17,11 @@ from kgp_kedro.reporting.panels import colors_for, source_panels
 
 # acc: the paper's Acc (the LLM judge; NaN without score.judge); hits1: gold answer contained
 TABLE_METRICS = ("acc", "hits1", "em", "f1")
-METRIC_LABELS = {"acc": "Acc (LLM judge)", "hits1": "Hits@1", "em": "EM", "f1": "F1"}
+# Table 1's Comp column: Struct-EM and the page / table hit rates, where a source has
+# structural questions (a documents folder); left out of a source without any
+STRUCTURE_TABLE_METRICS = ("struct_em", "page_hit", "table_hit")
+METRIC_LABELS = {"acc": "Acc (LLM judge)", "hits1": "Hits@1", "em": "EM", "f1": "F1",
+                 "struct_em": "Struct-EM", "page_hit": "page hit", "table_hit": "table hit"}
 INTERVAL_COLUMNS = ["source", "method", "questions", "f1_low", "f1_high", "f1_vs_golden_low",
                     "f1_vs_golden_high"]
 
@@ -74,6 +78,9 @@ def comparison_table(summary: pd.DataFrame, methods: Sequence[str] | None = None
         bounds = intervals[intervals["source"] == source].set_index("method")
         for metric in metrics:
             table[f"{source}/{metric}"] = 100 * part[metric]
+        for metric in STRUCTURE_TABLE_METRICS:
+            if metric in part.columns and part[metric].notna().any():
+                table[f"{source}/{metric}"] = 100 * part[metric].astype(float)
         table[f"{source}/f1_low"] = 100 * bounds["f1_low"].astype(float)
         table[f"{source}/f1_high"] = 100 * bounds["f1_high"].astype(float)
         gold = summary[(summary["source"] == source) & (summary["method"] == golden)]

@@ -124,7 +124,10 @@ def read_documents(path: Path, source: str, limit: int | None = None,
     ``questions.jsonl``.
 
     Each line of ``questions.jsonl``: ``{"id": ..., "question": ..., "answer": ...(optional),
-    "answers": [...](optional), "supporting_docs": [relative file names](optional)}``. Every
+    "answers": [...](optional), "supporting_docs": [relative file names](optional),
+    "structure": {"file": name, "page": n, "table": k}(optional: the gold structural node of
+    a structural question, ``page`` and ``table`` optional, ``table`` the k-th table of the
+    file in reading order)}``. Every
     question is asked over the whole folder, so all questions share one collection.
     A Markdown document's title is its first ``# heading``, a PDF's its metadata title, an
     HTML page's its ``<title>``, a DOCX file's its title property (or first Title/level-1
@@ -189,11 +192,21 @@ def read_documents(path: Path, source: str, limit: int | None = None,
         if unknown:
             rec.fail(f"supporting_docs not in {path}: {', '.join(unknown)}")
         supporting.update(docs)
+        structure = rec.get("structure", dict, optional=True)
+        if structure is not None:
+            if structure.get("file") not in names:
+                rec.fail(f"structure.file not in {path}: {structure.get('file')!r}")
+            for key in ("page", "table"):
+                value = structure.get(key)
+                if value is not None and (not isinstance(value, int) or isinstance(value, bool)
+                                          or value < 1):
+                    rec.fail(f"structure.{key} must be a positive integer, got {value!r}")
         answer = (rec.get("answer", str, optional=True) or "").strip()
         answers = rec.get_list_of("answers", str, optional=True) or []
         row = _question_row(rec, source, "documents", answer=answer,
                             answers=[answer, *[a.strip() for a in answers]],
-                            meta=json.dumps({"supporting_docs": docs}))
+                            meta=json.dumps({"supporting_docs": docs, **(
+                                {"structure": structure} if structure is not None else {})}))
         row["collection_id"] = collection_id
         questions.append(row)
     for doc in documents:

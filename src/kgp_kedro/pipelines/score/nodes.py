@@ -9,6 +9,7 @@ import pandas as pd
 from kgp_kedro.config import validate
 from kgp_kedro.config.sections import ScoreParams
 from kgp_kedro.evaluation.qa_scores import SCORE_COLUMNS, score_answers, summarise_scores
+from kgp_kedro.evaluation.structure import STRUCTURE_METRICS
 from kgp_kedro.llm import make_llm
 
 logger = logging.getLogger(__name__)
@@ -62,7 +63,8 @@ def summarise_qa(*method_scores: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFra
     else:
         scores = pd.concat(present, ignore_index=True)
     scores["failed"] = scores["failed"].astype(bool)
-    for column in ("em", "f1", "acc", "hits1", "context_sp_recall", "reader_latency_ms"):
+    for column in ("em", "f1", "acc", "hits1", "context_sp_recall", "reader_latency_ms",
+                   *STRUCTURE_METRICS):
         scores[column] = scores[column].astype(float)
     all_failed = [m for m, group in scores.groupby("method", sort=False)
                   if len(group) and group["failed"].all()]
