@@ -1,0 +1,18 @@
+"""Deduplicator (EWEK-QA §3.1.1): the Paragraph Splitter and the Evidence Extractor read the
+same pages, so their quotes overlap; a quote whose MiniLM cosine to a quote already kept is
+above the threshold is dropped."""
+from __future__ import annotations
+
+import numpy as np
+
+
+def deduplicate(vectors: np.ndarray, threshold: float) -> list[int]:
+    """Positions kept, in the given (ranked) order: each quote is compared with the quotes
+    kept before it and dropped when its cosine to one of them is above ``threshold`` (a
+    cosine equal to it is kept). ``vectors``: L2-normalised rows."""
+    kept: list[int] = []
+    for i in range(len(vectors)):
+        if kept and float(np.max(vectors[kept] @ vectors[i])) > threshold:
+            continue
+        kept.append(i)
+    return kept

@@ -1,0 +1,134 @@
+"""EWEK-QA's parameters (``parameters_ewek.yml``), one typed block with the paper's values as
+defaults (§3.1.1, §3.1.2, §3.2, A.1, A.7)."""
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, model_validator
+
+from kgp_kedro.config.base import Fraction, Int, Params, PosInt
+
+
+class SplitterParams(Params):
+    """Paragraph Splitter (§3.1.1, A.7.1): line-break paragraphs, whitespace tokens."""
+
+    min_tokens: PosInt = 10    # a paragraph with fewer tokens is discarded
+    max_tokens: PosInt = 80    # a longer one is split at sentence boundaries
+
+
+class EvidenceParams(Params):
+    """Evidence Extractor (§3.1.1, A.7.2): one evidence span per document, the sentence most
+    similar to the question (MiniLM cosine) grown over neighbouring sentences that score
+    within ``margin`` of it, up to ``max_tokens``."""
+
+    enabled: bool = True
+    max_tokens: PosInt = 128   # A.1: quotes of at most 128 tokens
+    margin: Fraction = 0.1
+
+
+class TrainingParams(Params):
+    """The cross-encoder trained here (no reranker weights install offline): MiniLM with a
+    fresh one-logit head, binary cross-entropy on (question, quote) pairs labelled by the
+    datasets' supporting facts, on questions that are not read (``qa_questions``)."""
+
+    base_model: str = "all-MiniLM-L6-v2"   # the shipped MiniLM (or a local path / hub name)
+    negatives_per_positive: PosInt = 3
+    max_pairs: PosInt = 3000
+    epochs: PosInt = 1
+    batch_size: PosInt = 16
+    learning_rate: float = Field(5e-5, gt=0)
+    warmup_ratio: Fraction = 0.1
+    max_length: PosInt = 256
+    seed: Int = 0
+    device: str = "auto"
+
+
+class RerankParams(Params):
+    """Retrieve and rerank (§3.1.1): a fast filter keeps ``filter_top`` quotes, then a
+    cross-encoder orders them."""
+
+    filter: Literal["bm25", "minilm"] = "bm25"   # fast filter: BM25 or MiniLM cosine
+    filter_top: PosInt = 70
+    bm25_k1: float = 1.5
+    bm25_b: float = 0.75
+    # null: the cross-encoder the ewek stage trains (ewek_cross_encoder, data/06_models);
+    # a hub name (e.g. cross-encoder/ms-marco-MiniLM-L6-v2, needs network once) or a local path
+    cross_encoder: str | None = None
+    max_length: PosInt = 256
+    batch_size: PosInt = 32
+    device: str = "auto"
+
+
+class DedupParams(Params):
+    """Deduplicator (§3.1.1): a quote whose MiniLM cosine to a kept one is above
+    ``threshold`` is dropped."""
+
+    threshold: float = Field(0.9, ge=-1.0, le=1.0)
+
+
+class TogParams(Params):
+    """ToG-E / ToG beam search (§3.1.2, A.1): width N and depth D."""
+
+    width: PosInt = 3
+    depth: PosInt = 3
+    topic_entities: PosInt = 3      # start entities: named in the question, else the nearest
+    prune_max_tokens: PosInt = 96   # ToG's LLM pruning and reasoning replies
+    answer_max_tokens: PosInt = 64
+
+
+class ComposerParams(Params):
+    """Answer composer (§3.2, A.4): one LLM call, KG triples as the first quote."""
+
+    quotes: PosInt = 5              # A.1: the top 5 quotes
+    max_tokens: PosInt = 64
+    # A.4's LLaMA-2 instruction; the short-answer sentence lets EM / F1 score the reply (as
+    # read.system_prompt does for the reader)
+    instruction: str = ("Given the following quotes answer the question. You are given quotes "
+                        "with their numbers. Each quote used in the answer should be cited with "
+                        "[ and ] symbols and the number of the quote in between. Answer with a "
+                        "short phrase (a name, date, number, yes or no) followed by its "
+                        "citations, e.g. Paris [2].")
+    judge: bool = False             # A.3: the LLM judges each cited sentence against its quote
+    judge_max_tokens: PosInt = 4
+
+
+class EwekMethod(Params):
+    """One EWEK-QA configuration: which knowledge the composer gets."""
+
+    kg: Literal["none", "toge", "tog"] = "toge"   # tog: ToG's LLM pruning and reasoning
+    web: bool = True                               # quotes from the documents
+
+    @model_validator(mode="after")
+    def _some_knowledge(self) -> "EwekMethod":
+        if self.kg == "none" and not self.web:
+            raise ValueError("a method needs kg or web knowledge (kg: none and web: false)")
+        return self
+
+
+class GraphChoice(Params):
+    """The entity-relation KG ToG-E walks: a ``kg.variants`` entry and one of its settings."""
+
+    variant: str = "relations"
+    setting: dict[str, Any] = Field(default_factory=dict)
+
+
+def _default_methods() -> dict[str, EwekMethod]:
+    return {"ewek": EwekMethod(kg="toge", web=True), "ewek_web": EwekMethod(kg="none", web=True),
+            "ewek_kg": EwekMethod(kg="toge", web=False), "tog": EwekMethod(kg="tog", web=False)}
+
+
+class EwekParams(Params):
+    encoder: str = "minilm"   # the embed.encoders entry (evidence spans, dedup, ToG-E scores)
+    graph: GraphChoice = Field(default_factory=GraphChoice)
+    splitter: SplitterParams = Field(default_factory=SplitterParams)
+    evidence: EvidenceParams = Field(default_factory=EvidenceParams)
+    rerank: RerankParams = Field(default_factory=RerankParams)
+    training: TrainingParams = Field(default_factory=TrainingParams)
+    dedup: DedupParams = Field(default_factory=DedupParams)
+    tog: TogParams = Field(default_factory=TogParams)
+    composer: ComposerParams = Field(default_factory=ComposerParams)
+    recall_ks: list[PosInt] = Field(default_factory=lambda: [1, 2, 5, 10])
+    methods: dict[str, EwekMethod] = Field(default_factory=_default_methods)
+
+    def needs_graph(self) -> bool:
+        return any(m.kg != "none" for m in self.methods.values())

@@ -1,0 +1,262 @@
+"""EWEK-QA over every question: quotes (split, extract, filter, rerank, deduplicate), triples
+(ToG-E, or ToG with the LLM), and one composed, cited answer per configured method.
+
+Tables:
+- ``ewek_quotes``: the quotes that passed the fast filter, per question, with their filter and
+  rerank ranks, whether the deduplicator kept them and their rank among the quotes the
+  composer gets (``top_rank``, -1: not given);
+- ``ewek_triples``: the triples of each search (``toge``, ``tog``) by depth;
+- ``answers_<method>``: the read stage's answer table (so the score stage scores it) plus the
+  citations, their accuracy, LLM calls and wall time per question.
+"""
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from tqdm.auto import tqdm
+
+from kgp_kedro.ewek.composer import (citation_accuracy, cited_sentences, compose_messages,
+                                     judge_prompt, parse_cited_answer, parse_citations,
+                                     references)
+from kgp_kedro.ewek.dedup import deduplicate
+from kgp_kedro.ewek.params import EwekParams
+from kgp_kedro.ewek.quotes import (Quote, collection_pages, evidence_extractor,
+                                   paragraph_splitter)
+from kgp_kedro.ewek.rerank import fast_filter, rerank
+from kgp_kedro.ewek.tog import EmbeddingScorer, RelationGraph, SearchResult, beam_search
+from kgp_kedro.ewek.tog_llm import LLMScorer, parse_yes
+from kgp_kedro.reading.reader import READ_COLUMNS
+
+logger = logging.getLogger(__name__)
+
+QUOTE_COLUMNS = ["source", "question_id", "collection_id", "quote_id", "doc_id", "title",
+                 "origin", "text", "passage_ids", "supporting", "filter_rank", "filter_score",
+                 "rerank_rank", "rerank_score", "kept", "top_rank"]
+TRIPLE_COLUMNS = ["source", "question_id", "collection_id", "search", "depth", "rank", "head",
+                  "relation", "tail", "head_text", "tail_text", "score", "evidence",
+                  "supporting", "llm_calls", "stopped_at"]
+ANSWER_COLUMNS = READ_COLUMNS + ["citations", "cited_ids", "citation_accuracy",
+                                 "citation_judge", "n_triples", "n_quotes", "llm_calls",
+                                 "wall_ms"]
+
+
+class Embedder:
+    """Normalised sentence vectors of an encoder, each distinct text encoded once per run (and
+    looked up in the encoder's disk cache when one is given)."""
+
+    def __init__(self, encoder, cache=None) -> None:
+        from kgp_kedro.models.cache import cached_map
+
+        self.encoder, self.cache, self._map = encoder, cache, cached_map
+        self._memo: dict[str, np.ndarray] = {}
+
+    def __call__(self, texts: Sequence[str]) -> np.ndarray:
+        missing = list(dict.fromkeys(t for t in texts if t not in self._memo))
+        if missing:
+            vectors, _ = self._map(missing, lambda batch: self.encoder.encode(batch), self.cache)
+            self._memo.update(zip(missing, (np.asarray(v, dtype=np.float32) for v in vectors)))
+        if not len(texts):
+            return np.zeros((0, 0), dtype=np.float32)
+        return np.stack([self._memo[t] for t in texts])
+
+
+@dataclass
+class QuoteSelection:
+    filtered: list[Quote]        # fast-filter order
+    filter_scores: list[float]
+    rerank_order: list[int]      # positions in ``filtered``, cross-encoder order
+    rerank_scores: list[float]
+    kept: list[int]              # positions in ``filtered`` the deduplicator kept, ranked
+    top: list[Quote]             # the quotes handed to the composer
+    seconds: float
+
+
+def select_quotes(question: str, pages, embed: Embedder, cross_encoder,
+                  params: EwekParams) -> QuoteSelection:
+    """§3.1.1 for one question: candidate quotes of every page (Paragraph Splitter and, when
+    enabled, one Evidence Extractor span per page), the fast filter's top quotes, the
+    cross-encoder's order, then the deduplicator over that order; the top
+    ``composer.quotes`` kept quotes go to the composer."""
+    start = time.perf_counter()
+    split, ev = params.splitter, params.evidence
+    candidates = [q for page in pages
+                  for q in paragraph_splitter(page, split.min_tokens, split.max_tokens)]
+    if ev.enabled:
+        sentences = [[s.text for _, s in page.sentences()] for page in pages]
+        flat = [s for group in sentences for s in group]
+        vectors = embed([question, *flat]) if flat else None
+        offset = 1
+        for page, group in zip(pages, sentences):
+            if group:
+                scores = vectors[offset:offset + len(group)] @ vectors[0]
+                span = evidence_extractor(page, scores, ev.max_tokens, ev.margin)
+                if span is not None:
+                    candidates.append(span)
+            offset += len(group)
+    texts = [q.text for q in candidates]
+    rr = params.rerank
+    if rr.filter == "minilm" and texts:
+        vecs = embed([question, *texts])
+        positions, scores = fast_filter(question, texts, rr.filter_top, "minilm",
+                                        vectors=vecs[1:], question_vector=vecs[0])
+    else:
+        positions, scores = fast_filter(question, texts, rr.filter_top, "bm25", rr.bm25_k1,
+                                        rr.bm25_b)
+    filtered = [candidates[i] for i in positions]
+    order, rscores = rerank(cross_encoder, question, [q.text for q in filtered], rr.batch_size)
+    ranked = [int(i) for i in order]
+    vectors = embed([filtered[i].text for i in ranked]) if ranked else np.zeros((0, 0))
+    kept = [ranked[i] for i in deduplicate(vectors, params.dedup.threshold)] if ranked else []
+    return QuoteSelection(filtered, [float(s) for s in scores], ranked,
+                          [float(s) for s in rscores], kept,
+                          [filtered[i] for i in kept[:params.composer.quotes]],
+                          time.perf_counter() - start)
+
+
+def search_graph(kind: str, question: str, graph: RelationGraph, embed: Embedder, client,
+                 params: EwekParams) -> tuple[SearchResult, float]:
+    """ToG-E (``toge``) or ToG (``tog``) from the question's topic entities; seconds taken."""
+    start = time.perf_counter()
+    embedding = EmbeddingScorer(embed, question)
+    topics = graph.topic_entities(question, params.tog.topic_entities, embedding.nearest(graph))
+    scorer = embedding if kind == "toge" else LLMScorer(client, params.tog.width,
+                                                        params.tog.prune_max_tokens)
+    result = beam_search(graph, question, topics, scorer, params.tog.width, params.tog.depth)
+    return result, time.perf_counter() - start
+
+
+def _supporting(passages: pd.DataFrame) -> dict[str, set[str]]:
+    rows = passages[passages["is_supporting"].astype(bool)]
+    return {cid: set(group["passage_id"]) for cid, group in rows.groupby("collection_id")}
+
+
+def run_ewek(questions: pd.DataFrame, documents: pd.DataFrame, passages: pd.DataFrame,
+             graphs, setting: str | None, encoder, cross_encoder, client,
+             params: EwekParams, cache=None
+             ) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, pd.DataFrame]]:
+    """``(ewek_quotes, ewek_triples, {method: answers})`` for every question. ``graphs``
+    (:class:`~kgp_kedro.graphs.build.GraphTables`, at ``setting``) is needed by the KG methods
+    only; ``client`` is the LLM; ``cache`` the encoder's disk cache (or None)."""
+    embed = Embedder(encoder, cache)
+    supporting = _supporting(passages)
+    docs = dict(tuple(documents.groupby("collection_id", sort=False)))
+    texts = dict(tuple(passages.groupby("collection_id", sort=False)))
+    methods = params.methods
+    web = any(m.web for m in methods.values())
+    searches = sorted({m.kg for m in methods.values()} - {"none"})
+    quote_rows, triple_rows = [], []
+    prepared = []   # (question row, {method: (refs, messages, extra calls, seconds)})
+    for q in tqdm(list(questions.itertuples(index=False)), desc="ewek", leave=False,
+                  disable=None):
+        gold = supporting.get(q.collection_id, set())
+        selection = None
+        if web:
+            pages = collection_pages(docs.get(q.collection_id, documents.iloc[0:0]),
+                                     texts.get(q.collection_id, passages.iloc[0:0]))
+            selection = select_quotes(q.question, pages, embed, cross_encoder, params)
+            quote_rows.extend(_quote_rows(q, selection, gold))
+        found: dict[str, tuple[SearchResult, float]] = {}
+        if searches:
+            graph = RelationGraph(graphs.graph(q.collection_id, setting))
+            for kind in searches:
+                found[kind] = search_graph(kind, q.question, graph, embed, client, params)
+                triple_rows.extend(_triple_rows(q, kind, found[kind][0], gold))
+        plans = {}
+        for name, m in methods.items():
+            triples = found[m.kg][0].triples if m.kg != "none" else []
+            quotes = selection.top if m.web and selection is not None else []
+            refs = references(triples, quotes)
+            seconds = (selection.seconds if m.web and selection is not None else 0.0) + (
+                found[m.kg][1] if m.kg != "none" else 0.0)
+            calls = found[m.kg][0].llm_calls if m.kg != "none" else 0
+            plans[name] = (refs, compose_messages(q.question, refs, params.composer.instruction),
+                           calls, seconds, len(triples), len(quotes))
+        prepared.append((q, plans))
+    answers = {name: _compose(name, prepared, client, params, supporting) for name in methods}
+    return (pd.DataFrame(quote_rows, columns=QUOTE_COLUMNS),
+            pd.DataFrame(triple_rows, columns=TRIPLE_COLUMNS), answers)
+
+
+def _compose(name: str, prepared, client, params: EwekParams,
+             supporting: dict[str, set[str]]) -> pd.DataFrame:
+    """One composer call per question for method ``name``; citations checked against the
+    supporting facts, and by the LLM judge when ``composer.judge``."""
+    batch = [plans[name][1] for _, plans in prepared]
+    replies = client.complete_many(batch, max_tokens=params.composer.max_tokens,
+                                   desc=f"compose {name}")
+    judged = _judge(prepared, name, replies, client, params) if params.composer.judge else None
+    rows = []
+    for i, ((q, plans), reply) in enumerate(zip(prepared, replies)):
+        refs, messages, calls, seconds, n_triples, n_quotes = plans[name]
+        cited = parse_citations(reply.text)
+        by_number = {r.number: r for r in refs}
+        seen = list(dict.fromkeys(p for r in refs for p in r.passage_ids))
+        rows.append({
+            "source": q.source, "question_id": q.question_id, "method": name,
+            "answer": parse_cited_answer(reply.text), "raw_response": reply.text,
+            "context_ids": seen, "n_contexts": len(refs), "n_cut": 0, "cut_ids": [],
+            "prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens,
+            "latency_ms": reply.latency_ms, "cached": reply.cached, "error": reply.error,
+            "citations": cited,
+            "cited_ids": list(dict.fromkeys(p for n in cited if n in by_number
+                                            for p in by_number[n].passage_ids)),
+            "citation_accuracy": citation_accuracy(cited, refs,
+                                                   supporting.get(q.collection_id, set())),
+            "citation_judge": math.nan if judged is None else judged[i],
+            "n_triples": n_triples, "n_quotes": n_quotes, "llm_calls": calls + 1,
+            "wall_ms": 1000 * seconds + reply.latency_ms})
+    return pd.DataFrame(rows, columns=ANSWER_COLUMNS)
+
+
+def _judge(prepared, name: str, replies, client, params: EwekParams) -> list[float]:
+    """A.3: each (cited sentence, cited quote) judged by the LLM; per answer the share judged
+    supported (NaN without citations). Judge calls are evaluation, not counted as the
+    method's calls."""
+    asks, owner = [], []
+    for i, ((_, plans), reply) in enumerate(zip(prepared, replies)):
+        by_number = {r.number: r for r in plans[name][0]}
+        for sentence, numbers in cited_sentences(reply.text):
+            for n in numbers:
+                text = by_number[n].text if n in by_number else ""
+                asks.append([{"role": "user", "content": judge_prompt(sentence, text)}])
+                owner.append(i)
+    verdicts = client.complete_many(asks, max_tokens=params.composer.judge_max_tokens,
+                                    desc=f"judge citations {name}") if asks else []
+    votes: dict[int, list[float]] = {}
+    for i, verdict in zip(owner, verdicts):
+        votes.setdefault(i, []).append(float(parse_yes(verdict.text)))
+    return [float(np.mean(votes[i])) if i in votes else math.nan for i in range(len(prepared))]
+
+
+def _quote_rows(q, selection: QuoteSelection, gold: set[str]) -> list[dict]:
+    rerank_rank = {pos: r for r, pos in enumerate(selection.rerank_order)}
+    rerank_score = dict(zip(selection.rerank_order, selection.rerank_scores))
+    kept = set(selection.kept)
+    top_rank = {id(quote): i for i, quote in enumerate(selection.top)}
+    rows = []
+    for pos, (quote, score) in enumerate(zip(selection.filtered, selection.filter_scores)):
+        rows.append({"source": q.source, "question_id": q.question_id,
+                     "collection_id": q.collection_id, "quote_id": quote.quote_id,
+                     "doc_id": quote.doc_id, "title": quote.title, "origin": quote.origin,
+                     "text": quote.text, "passage_ids": list(quote.passage_ids),
+                     "supporting": bool(gold & set(quote.passage_ids)), "filter_rank": pos,
+                     "filter_score": score, "rerank_rank": rerank_rank[pos],
+                     "rerank_score": rerank_score[pos], "kept": pos in kept,
+                     "top_rank": top_rank.get(id(quote), -1)})
+    return rows
+
+
+def _triple_rows(q, kind: str, result: SearchResult, gold: set[str]) -> list[dict]:
+    return [{"source": q.source, "question_id": q.question_id,
+             "collection_id": q.collection_id, "search": kind, "depth": t.depth, "rank": r,
+             "head": t.head, "relation": t.relation, "tail": t.tail, "head_text": t.head_text,
+             "tail_text": t.tail_text, "score": t.score, "evidence": list(t.evidence),
+             "supporting": bool(gold & set(t.evidence)), "llm_calls": result.llm_calls,
+             "stopped_at": result.stopped_at}
+            for r, t in enumerate(result.triples)]
