@@ -16,7 +16,7 @@ export KEDRO_DISABLE_TELEMETRY := 1
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install install-base install-llm run run-all test viz lab benchmark clean
+.PHONY: install install-base install-llm run run-all demo test viz lab benchmark clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -69,6 +69,12 @@ run: $(BASE_STAMP)
 run-all: $(LLM_STAMP)
 	$(BIN)/kedro run
 	@echo "Outputs: data/08_reporting/ (qa_table1, qa_table2, reader_costs, qa_figure; versioned); notebooks/results.ipynb reads them"
+
+# every figure and table of the flow (retrieval_quality included) on a handful of questions, the
+# reader on the embedded LLM: a few minutes on 2 CPUs (conf/demo/parameters.yml)
+demo: $(LLM_STAMP)
+	$(BIN)/kedro run --env demo --pipelines __default__,retrieval_quality
+	@echo "Outputs: data/08_reporting/ (every figure and table, versioned); notebooks/ read them"
 
 test: $(TEST_STAMP)
 	$(BIN)/python -m pytest
