@@ -2,7 +2,7 @@
 defaults (§3.1.1, §3.1.2, §3.2, A.1, A.7)."""
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field, model_validator
 
@@ -105,11 +105,12 @@ class EwekMethod(Params):
         return self
 
 
-class GraphChoice(Params):
-    """The entity-relation KG ToG-E walks: a ``kg.variants`` entry and one of its settings."""
+class FactsParams(Params):
+    """The entity-relation KG ToG-E walks: HOLMES' fact graph (:mod:`kgp_kedro.facts`) of each
+    question's collection, its triples read by a registered fact extractor."""
 
-    variant: str = "relations"
-    setting: dict[str, Any] = Field(default_factory=dict)
+    extractor: str = "dependency"   # offline spaCy parse (facts.EXTRACTORS); llm: the LLM's
+    cache_dir: str | None = "data/04_feature/cache/facts"   # per-document triples; null: off
 
 
 def _default_methods() -> dict[str, EwekMethod]:
@@ -119,7 +120,7 @@ def _default_methods() -> dict[str, EwekMethod]:
 
 class EwekParams(Params):
     encoder: str = "minilm"   # the embed.encoders entry (evidence spans, dedup, ToG-E scores)
-    graph: GraphChoice = Field(default_factory=GraphChoice)
+    facts: FactsParams = Field(default_factory=FactsParams)
     splitter: SplitterParams = Field(default_factory=SplitterParams)
     evidence: EvidenceParams = Field(default_factory=EvidenceParams)
     rerank: RerankParams = Field(default_factory=RerankParams)

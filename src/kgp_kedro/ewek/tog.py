@@ -17,8 +17,10 @@ ToG does by relation score x entity score; their new entities are the next beam.
 The graph is :class:`~kgp_kedro.graphs.model.Graph`: ``entity`` nodes joined by edges whose
 ``relation`` names the relation (a directed edge reads ``src relation dst``), or ``fact``
 nodes joined to their subject and object entities by ``subject`` / ``object`` edges (the fact
-node's text or ``relation`` attribute names the relation). A triple's evidence is the passage
-of its fact node, or the ``passage_id`` / ``passage_ids`` qualifiers of its edge.
+node's text or ``relation`` attribute names the relation), as HOLMES' fact graph
+(:func:`kgp_kedro.facts.fact_graph`) holds both (each fact read once). A triple's evidence is
+the passage of its fact node, the ``passage_id`` / ``passage_ids`` qualifiers of its edge, or
+what ``locate(qualifiers, evidence sentence)`` finds.
 """
 from __future__ import annotations
 
@@ -59,8 +61,7 @@ class Triple:
         return f"({self.head_text}, {self.relation}, {self.tail_text})"
 
 
-def _passages(qualifiers: str) -> tuple[str, ...]:
-    values = json.loads(qualifiers or "{}")
+def _passages(values: dict) -> tuple[str, ...]:
     ids = values.get("passage_ids") or ([values["passage_id"]] if values.get("passage_id") else [])
     return tuple(str(i) for i in ids)
 
@@ -69,7 +70,8 @@ class RelationGraph:
     """The entity-relation view of a :class:`Graph` that the beam search walks: each entity's
     incident relation edges, both directions (ToG explores head and tail relations)."""
 
-    def __init__(self, graph: Graph) -> None:
+    def __init__(self, graph: Graph,
+                 locate: Callable[[dict, str], tuple[str, ...]] | None = None) -> None:
         nodes = graph.nodes
         self.text = dict(zip(nodes.ids, nodes.texts))
         kind = dict(zip(nodes.ids, nodes.kinds))
@@ -77,17 +79,24 @@ class RelationGraph:
         attributes = dict(zip(nodes.ids, nodes.attributes))
         self._edges: dict[str, list[Edge]] = {}
         roles: dict[str, dict[str, list[str]]] = {}
+        facts_as_edges: set[str] = set()   # facts already read from their relation edge
         ids, e = nodes.ids, graph.edges
         for i in range(len(e)):
             u, v, rel = ids[e.src[i]], ids[e.dst[i]], e.relation[i]
             if u == v:
                 continue
-            if kind[u] == kind[v] == "entity":
-                self._add(Edge(u, rel, v, _passages(e.qualifiers[i])))
+            if kind[u] == kind[v] == "entity" and rel != "mentions":
+                quals = json.loads(e.qualifiers[i] or "{}")
+                evidence = _passages(quals) or (locate(quals, e.evidence[i]) if locate else ())
+                self._add(Edge(u, rel, v, evidence))
+                if quals.get("fact"):
+                    facts_as_edges.add(quals["fact"])
             elif {kind[u], kind[v]} == {"entity", "fact"} and rel in ("subject", "object"):
                 fact, entity = (u, v) if kind[u] == "fact" else (v, u)
                 roles.setdefault(fact, {}).setdefault(rel, []).append(entity)
         for fact, role in roles.items():
+            if fact in facts_as_edges:
+                continue
             relation = json.loads(attributes[fact] or "{}").get("relation") or self.text[fact]
             evidence = (passage[fact],) if passage[fact] else ()
             for s in role.get("subject", []):
