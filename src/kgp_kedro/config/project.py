@@ -18,6 +18,7 @@ from pydantic import Field, ValidationError
 from kgp_kedro.config import sections as s
 from kgp_kedro.config.base import (ParameterError, Params, PosInt, parse_named, setting_label,
                                    validate)
+from kgp_kedro.ewek.params import EwekParams
 from kgp_kedro.graphs.builders import BUILDERS, GraphBuilder
 from kgp_kedro.retrievers import RETRIEVERS, Requirements, Retriever
 
@@ -113,6 +114,7 @@ SECTIONS: dict[str, type[Params]] = {
     "kg": KgBlock, "kg_quality": s.KgQualityParams, "retrieve": RetrieveBlock,
     "pooled": PooledBlock, "retrieval_quality": s.RetrievalQualityParams, "llm": s.LLMParams,
     "read": s.ReadParams, "score": s.ScoreParams, "report": s.ReportParams,
+    "ewek": EwekParams,
 }
 
 
@@ -135,6 +137,7 @@ class Parameters:
     read: s.ReadParams
     score: s.ScoreParams
     report: s.ReportParams
+    ewek: EwekParams
 
     def encoder(self, name: str) -> s.EncoderParams:
         return self.embed.encoders[name]
@@ -188,7 +191,20 @@ def validate_parameters(raw: Mapping[str, Any]) -> Parameters:
         variants=variants, kg_quality=blocks["kg_quality"], retrieve=retrieve,
         graph_setting=graph_setting, methods=methods, pooled=pooled, pooled_graph=pooled_graph,
         retrieval_quality=rq, llm=blocks["llm"], read=blocks["read"], score=blocks["score"],
-        report=blocks["report"])
+        report=blocks["report"], ewek=_ewek(blocks["ewek"], encoders, methods))
+
+
+def _ewek(ewek: EwekParams, encoders: Mapping[str, Any], methods: Mapping[str, Any]
+          ) -> EwekParams:
+    """EWEK-QA's block, its encoder configured and its methods' answer tables their own."""
+    if ewek.encoder not in encoders:
+        raise ParameterError("ewek.encoder", f"{ewek.encoder!r} is not an embed.encoders entry "
+                             f"(configured: {', '.join(encoders)})")
+    for name in ewek.methods:
+        if name in methods:
+            raise ParameterError(f"ewek.methods.{name}", "also a retrieve.methods entry: both "
+                                 f"would write answers_{name}")
+    return ewek
 
 
 def _graph_setting(ref: GraphRef, variants: dict[str, Variant], needed: bool) -> str:
