@@ -90,6 +90,9 @@ def _page_blocks(page, number: int) -> tuple[list[Block], PageProblem | None]:
                             or not _inside(obj, boxes)) if boxes else page
     lines = text_page.extract_text_lines(strip=True, return_chars=True)
     blocks = _paragraphs(lines, number) + table_blocks
+    if not blocks:
+        return [], PageProblem(number, "no_text_layer", f"page {number}: {len(page.chars)} "
+                               "characters but no readable text (unmapped glyphs?)")
     blocks.sort(key=lambda b: (b.bbox[1], b.bbox[0]))
     return blocks, None
 
