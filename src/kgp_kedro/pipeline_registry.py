@@ -13,7 +13,7 @@ from kedro.pipeline import Pipeline
 from kgp_kedro.pipelines.parameters import active
 
 STAGES = ("ingest", "passages", "embed", "kg", "kg_quality", "retrieve", "pooled",
-          "retrieval_quality", "read", "score", "report")
+          "retrieval_quality", "read", "ewek", "score", "report")
 
 # each chain: the stages it runs, upstream first
 CHAINS = {
@@ -27,8 +27,10 @@ CHAINS = {
     "retrieval_quality": ["ingest", "passages", "embed", "kg", "retrieve", "pooled",
                           "retrieval_quality"],
     "read": ["ingest", "passages", "embed", "kg", "retrieve", "read"],
-    "score": ["ingest", "passages", "embed", "kg", "retrieve", "read", "score"],
-    "report": ["ingest", "passages", "embed", "kg", "retrieve", "read", "score", "report"],
+    "ewek": ["ingest", "passages", "ewek"],
+    "score": ["ingest", "passages", "embed", "kg", "retrieve", "read", "ewek", "score"],
+    "report": ["ingest", "passages", "embed", "kg", "retrieve", "read", "ewek", "score",
+               "report"],
 }
 DEFAULT = ("kg_quality", "report")   # everything but retrieval_quality, whose sweeps take long
 
