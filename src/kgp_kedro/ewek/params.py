@@ -73,7 +73,6 @@ class TogParams(Params):
     depth: PosInt = 3
     topic_entities: PosInt = 3      # start entities: named in the question, else the nearest
     prune_max_tokens: PosInt = 96   # ToG's LLM pruning and reasoning replies
-    answer_max_tokens: PosInt = 64
 
 
 class ComposerParams(Params):

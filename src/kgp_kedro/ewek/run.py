@@ -25,6 +25,7 @@ from kgp_kedro.ewek.composer import (citation_accuracy, cited_sentences, compose
                                      judge_prompt, parse_cited_answer, parse_citations,
                                      references)
 from kgp_kedro.ewek.dedup import deduplicate
+from kgp_kedro.ewek.facts_graph import collection_relation_graph
 from kgp_kedro.ewek.params import EwekParams
 from kgp_kedro.ewek.quotes import (Quote, collection_pages, evidence_extractor,
                                    paragraph_splitter)
@@ -137,12 +138,11 @@ def _supporting(passages: pd.DataFrame) -> dict[str, set[str]]:
 
 
 def run_ewek(questions: pd.DataFrame, documents: pd.DataFrame, passages: pd.DataFrame,
-             graphs, setting: str | None, encoder, cross_encoder, client,
-             params: EwekParams, cache=None
+             encoder, cross_encoder, client, params: EwekParams, cache=None, extractor=None
              ) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, pd.DataFrame]]:
-    """``(ewek_quotes, ewek_triples, {method: answers})`` for every question. ``graphs``
-    (:class:`~kgp_kedro.graphs.build.GraphTables`, at ``setting``) is needed by the KG methods
-    only; ``client`` is the LLM; ``cache`` the encoder's disk cache (or None)."""
+    """``(ewek_quotes, ewek_triples, {method: answers})`` for every question. ``extractor``
+    (a fact extractor) makes the collection's fact graph for the KG methods; ``client`` is
+    the LLM; ``cache`` the encoder's disk cache (or None)."""
     embed = Embedder(encoder, cache)
     supporting = _supporting(passages)
     docs = dict(tuple(documents.groupby("collection_id", sort=False)))
@@ -156,14 +156,14 @@ def run_ewek(questions: pd.DataFrame, documents: pd.DataFrame, passages: pd.Data
                   disable=None):
         gold = supporting.get(q.collection_id, set())
         selection = None
+        pages = collection_pages(docs.get(q.collection_id, documents.iloc[0:0]),
+                                 texts.get(q.collection_id, passages.iloc[0:0]))
         if web:
-            pages = collection_pages(docs.get(q.collection_id, documents.iloc[0:0]),
-                                     texts.get(q.collection_id, passages.iloc[0:0]))
             selection = select_quotes(q.question, pages, embed, cross_encoder, params)
             quote_rows.extend(_quote_rows(q, selection, gold))
         found: dict[str, tuple[SearchResult, float]] = {}
         if searches:
-            graph = RelationGraph(graphs.graph(q.collection_id, setting))
+            graph = collection_relation_graph(pages, extractor, params.facts.cache_dir)
             for kind in searches:
                 found[kind] = search_graph(kind, q.question, graph, embed, client, params)
                 triple_rows.extend(_triple_rows(q, kind, found[kind][0], gold))

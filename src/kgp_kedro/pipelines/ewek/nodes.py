@@ -1,0 +1,83 @@
+"""Nodes of the ewek stage."""
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import pandas as pd
+
+from kgp_kedro.config import validate
+from kgp_kedro.config.sections import EncoderParams
+from kgp_kedro.ewek.params import EwekParams
+
+logger = logging.getLogger(__name__)
+
+TRAINING_COLUMNS = ["pairs", "positives", "questions", "seconds", "device", "base_model"]
+
+
+def train_reranker(questions: pd.DataFrame, documents: pd.DataFrame, passages: pd.DataFrame,
+                   qa_questions: pd.DataFrame, ewek: dict[str, Any]):
+    """``ewek_cross_encoder`` and ``ewek_training``: the MiniLM cross-encoder trained on the
+    supporting-fact labels of the questions that are not read (``qa_questions`` excluded), and
+    its pairs and training time."""
+    from kgp_kedro.ewek.training import train_cross_encoder, training_pairs
+    from kgp_kedro.models.devices import resolve_device
+
+    params = validate(EwekParams, ewek, "ewek")
+    pairs = training_pairs(questions, documents, passages, qa_questions["question_id"].tolist(),
+                           params.splitter, params.training)
+    model, seconds = train_cross_encoder(pairs, params.training)
+    info = pd.DataFrame([{"pairs": len(pairs), "positives": int(sum(pairs.labels)),
+                          "questions": pairs.n_questions, "seconds": seconds,
+                          "device": resolve_device(params.training.device),
+                          "base_model": params.training.base_model}], columns=TRAINING_COLUMNS)
+    return model, info
+
+
+def answer_with_ewek(qa_questions: pd.DataFrame, documents: pd.DataFrame,
+                     passages: pd.DataFrame, ewek: dict[str, Any], encoder: dict[str, Any],
+                     llm: dict[str, Any], cross_encoder: Any = None):
+    """``ewek_quotes``, ``ewek_triples`` and one ``answers_<method>`` per ``ewek.methods``
+    entry. ``cross_encoder``: the trained model (its folder, or the model in memory); when
+    ``ewek.rerank.cross_encoder`` names a model, that one is loaded instead."""
+    from kgp_kedro.ewek.facts_graph import make_extractor
+    from kgp_kedro.ewek.rerank import load_cross_encoder
+    from kgp_kedro.ewek.run import run_ewek
+    from kgp_kedro.llm import make_llm
+    from kgp_kedro.models.embeddings import LazyEncoder, embedding_cache
+
+    params = validate(EwekParams, ewek, "ewek")
+    rr = params.rerank
+    model = rr.cross_encoder or cross_encoder
+    if isinstance(model, str):
+        model = load_cross_encoder(model, rr.device, rr.max_length)
+    encoder_params = validate(EncoderParams, encoder, "encoder")
+    lazy = LazyEncoder(encoder_params)
+    cache = embedding_cache(encoder_params.cache_dir, lazy)
+    client = make_llm(llm)
+    extractor = make_extractor(params.facts.extractor, client if params.facts.extractor == "llm"
+                               else None) if params.needs_graph() else None
+    try:
+        quotes, triples, answers = run_ewek(qa_questions, documents, passages, lazy, model,
+                                            client, params, cache, extractor)
+    finally:
+        if cache is not None:
+            cache.close()
+    return (quotes, triples, *[answers[name] for name in params.methods])
+
+
+def summarise_ewek(ewek_quotes: pd.DataFrame, passages: pd.DataFrame, ewek: dict[str, Any],
+                   *answers: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``ewek_summary`` (citation accuracy, LLM calls and wall time per question, per source
+    and method) and ``ewek_rerank_recall`` (supporting-passage recall@k of the quotes before
+    and after the rerank, and after deduplication)."""
+    from kgp_kedro.ewek.summary import method_summary, rerank_recall
+
+    params = validate(EwekParams, ewek, "ewek")
+    summary = method_summary(answers)
+    recall = rerank_recall(ewek_quotes, passages, params.recall_ks)
+    for row in summary.itertuples(index=False):
+        logger.info("ewek %s / %s: %d questions, citation accuracy %.3f, %.1f LLM calls and "
+                    "%.0f ms per question", row.source, row.method, row.questions,
+                    row.citation_accuracy, row.llm_calls, row.wall_ms)
+    return summary, recall

@@ -1,0 +1,25 @@
+"""ewek: train the reranker (unless ``ewek.rerank.cross_encoder`` names one), answer every QA
+question with each ``ewek.methods`` entry (``answers_<method>``, scored by the score stage),
+and summarise citations, LLM calls and rerank recall."""
+from kedro.pipeline import Pipeline, node
+
+from kgp_kedro.pipelines.ewek.nodes import answer_with_ewek, summarise_ewek, train_reranker
+
+
+def create_pipeline(params) -> Pipeline:
+    ewek = params.ewek
+    answers = [f"answers_{m}" for m in ewek.methods]
+    inputs = {"qa_questions": "qa_questions", "documents": "documents", "passages": "passages",
+              "ewek": "params:ewek", "encoder": f"params:embed.encoders.{ewek.encoder}",
+              "llm": "params:llm"}
+    nodes = []
+    if ewek.rerank.cross_encoder is None:
+        nodes.append(node(train_reranker, ["questions", "documents", "passages", "qa_questions",
+                                           "params:ewek"],
+                          ["ewek_cross_encoder", "ewek_training"], name="train_reranker"))
+        inputs["cross_encoder"] = "ewek_cross_encoder"
+    nodes.append(node(answer_with_ewek, inputs, ["ewek_quotes", "ewek_triples", *answers],
+                      name="answer"))
+    nodes.append(node(summarise_ewek, ["ewek_quotes", "passages", "params:ewek", *answers],
+                      ["ewek_summary", "ewek_rerank_recall"], name="summarise"))
+    return Pipeline(nodes, tags=["ewek"])
