@@ -11,8 +11,9 @@ A run that dies half-way would leave its new versions beside the last complete r
   (version, pid, host, pipelines, and the version folder of every versioned dataset the run
   may save), durably, before any node runs;
 - ``after_pipeline_run`` appends the run to the manifest of complete runs,
-  ``data/.runs/complete.jsonl`` (version, pipelines, git commit, finish time, and the datasets
-  it saved with their paths), then removes the marker;
+  ``data/.runs/complete.jsonl`` (version, env, pipelines, git commit, finish time, the datasets
+  it saved with their paths, the run's full parameters and their sha256, and the sha256 of
+  every raw input file its ``ingest.sources`` name), then removes the marker;
 - ``on_pipeline_error`` (an exception), and an ``atexit`` handler (Ctrl-C: a
   ``KeyboardInterrupt`` reaches no Kedro hook), delete the version folders this run wrote;
 - ``after_catalog_created`` (every ``kedro run``, ``kedro ipython``/Jupyter session, kedro-viz)
@@ -25,11 +26,13 @@ touched. Non-versioned datasets are overwritten in place by Kedro; they are the 
 tables every pipeline rebuilds from the raw files.
 
 :func:`complete_runs` and :func:`last_complete_version` read the manifest, e.g. to pin a
-notebook's loads to one complete run.
+notebook's loads to one complete run; :func:`run_of` gives the record of the run that saved a
+dataset's version (its parameters, commit and input hashes).
 """
 from __future__ import annotations
 
 import atexit
+import hashlib
 import json
 import logging
 import os
@@ -94,6 +97,46 @@ def _git_commit(project_path: Path) -> str | None:
     return (out.stdout.strip() or None) if out.returncode == 0 else None
 
 
+def _sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def parameters_digest(parameters: Any) -> str:
+    """sha256 of the parameters as canonical JSON (sorted keys): equal for equal parameters."""
+    text = json.dumps(parameters, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def input_hashes(parameters: Any, project_path: Path) -> dict[str, str]:
+    """``path -> sha256`` of every file an ``ingest.sources`` entry reads (a documents folder:
+    each file in it), relative to the project where inside it; a missing path is left out."""
+    sources = ((parameters or {}).get("ingest") or {}).get("sources") or []
+    hashes: dict[str, str] = {}
+    for source in sources:
+        path = Path(str(source.get("path", "")))
+        path = path if path.is_absolute() else project_path / path
+        files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else \
+            [path] if path.is_file() else []
+        for file in files:
+            try:
+                name = str(file.relative_to(project_path))
+            except ValueError:
+                name = str(file)
+            hashes[name] = _sha256_file(file)
+    return hashes
+
+
+def _run_parameters(catalog) -> Any:
+    try:
+        return catalog.load("parameters")
+    except Exception:  # noqa: BLE001 - a catalog without parameters records none
+        return None
+
+
 def _write_durably(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary name, fsync'd, then renamed."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -139,6 +182,16 @@ def last_complete_version(project_path: str | os.PathLike,
     for run in reversed(complete_runs(project_path)):
         if dataset is None or dataset in run.get("datasets", {}):
             return run["version"]
+    return None
+
+
+def run_of(project_path: str | os.PathLike, dataset: str,
+           version: str | None = None) -> dict[str, Any] | None:
+    """The manifest record of the complete run that saved ``version`` of ``dataset`` (default:
+    its newest complete version), or None."""
+    for run in reversed(complete_runs(project_path)):
+        if dataset in run.get("datasets", {}) and version in (None, run["version"]):
+            return run
     return None
 
 
@@ -296,9 +349,12 @@ class RunIntegrity:
         marker = json.loads(marker_path.read_text(encoding="utf-8"))
         saved = {name: folder for name, folder in marker["datasets"].items()
                  if Path(folder).is_dir()}
+        parameters = _run_parameters(catalog)
         record = {"version": version, "pipelines": run_params.get("pipeline_names"),
                   "env": run_params.get("env"), "git_commit": _git_commit(project),
-                  "started": marker.get("started"), "finished": _now(), "datasets": saved}
+                  "started": marker.get("started"), "finished": _now(), "datasets": saved,
+                  "parameters_sha256": parameters_digest(parameters),
+                  "inputs": input_hashes(parameters, project), "parameters": parameters}
         _append_durably(runs_dir(project) / COMPLETE_FILE, json.dumps(record))
         marker_path.unlink(missing_ok=True)
         logger.info("Run %s complete: %d versioned outputs recorded in %s", version, len(saved),
