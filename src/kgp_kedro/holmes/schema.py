@@ -1,0 +1,65 @@
+"""The query-aligned graph schema (HOLMES §4.2.2): the question's own schema triples plus the
+auxiliary schema's triples whose relations are similar to the question's (cosine similarity of
+relation embeddings).
+
+The auxiliary schema (Appendix A.5) is mined once from in-domain questions. The paper
+decomposes 10,000 training questions with an LLM, clusters them and asks GPT-4 for a schema;
+here each question's relations and types are read off its parse (:func:`parse_question`),
+and the distinct triples are kept with how many questions gave them (a triple given by fewer
+than ``min_count`` questions is dropped).
+"""
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+from tqdm.auto import tqdm
+
+from kgp_kedro.holmes.question import SchemaTriple, parse_question
+
+SCHEMA_COLUMNS = ["subject_type", "relation", "object_type", "count"]
+
+
+def mine_auxiliary_schema(questions: Sequence[str], spacy_model: str,
+                          min_count: int) -> pd.DataFrame:
+    """Distinct ``(subject type, relation, object type)`` of the questions' parses, with the
+    number of questions that gave each, most frequent first."""
+    counts: Counter = Counter()
+    for q in tqdm(questions, desc="auxiliary schema", leave=False, disable=None):
+        for t in set(parse_question(q, (), spacy_model).schema):
+            counts[(t.subject_type, t.relation, t.object_type)] += 1
+    rows = [(*k, c) for k, c in counts.items() if c >= min_count]
+    table = pd.DataFrame(rows, columns=SCHEMA_COLUMNS)
+    return table.sort_values(["count", "relation"], ascending=[False, True],
+                             kind="stable").reset_index(drop=True)
+
+
+def select_auxiliary(question: Sequence[SchemaTriple], auxiliary: pd.DataFrame,
+                     embed: Callable[[list[str]], np.ndarray], per_relation: int,
+                     min_similarity: float) -> list[tuple[SchemaTriple, float]]:
+    """For each relation of the question's schema, the ``per_relation`` auxiliary triples
+    whose relations are most similar to it (cosine similarity of the normalised embeddings
+    ``embed`` gives), at least ``min_similarity``: a question unlike every auxiliary relation
+    keeps its own schema only (§4.2.2). Each triple once, with its best similarity."""
+    if not len(question) or auxiliary.empty:
+        return []
+    q_vecs = embed([t.relation for t in question])
+    a_rel = auxiliary["relation"].tolist()
+    a_vecs = embed(a_rel)
+    sims = q_vecs @ a_vecs.T
+    own = {(t.subject_type, t.relation, t.object_type) for t in question}
+    best: dict[int, float] = {}
+    for row in sims:
+        order = np.argsort(-row, kind="stable")
+        for j in order[:per_relation]:
+            if row[j] >= min_similarity:
+                best[int(j)] = max(best.get(int(j), -1.0), float(row[j]))
+    chosen = []
+    for j, sim in sorted(best.items(), key=lambda kv: (-kv[1], kv[0])):
+        r = auxiliary.iloc[j]
+        key = (r["subject_type"], r["relation"], r["object_type"])
+        if key not in own:
+            chosen.append((SchemaTriple(*key, origin="auxiliary"), sim))
+    return chosen
