@@ -20,6 +20,7 @@ from kgp_kedro.config.base import (ParameterError, Params, PosInt, parse_named, 
                                    validate)
 from kgp_kedro.ewek.params import EwekParams
 from kgp_kedro.graphs.builders import BUILDERS, GraphBuilder
+from kgp_kedro.holmes.params import HolmesParams
 from kgp_kedro.retrievers import RETRIEVERS, Requirements, Retriever
 
 
@@ -114,7 +115,7 @@ SECTIONS: dict[str, type[Params]] = {
     "kg": KgBlock, "kg_quality": s.KgQualityParams, "retrieve": RetrieveBlock,
     "pooled": PooledBlock, "retrieval_quality": s.RetrievalQualityParams, "llm": s.LLMParams,
     "read": s.ReadParams, "score": s.ScoreParams, "report": s.ReportParams,
-    "ewek": EwekParams,
+    "ewek": EwekParams, "holmes": HolmesParams,
 }
 
 
@@ -138,6 +139,7 @@ class Parameters:
     score: s.ScoreParams
     report: s.ReportParams
     ewek: EwekParams
+    holmes: HolmesParams
 
     def encoder(self, name: str) -> s.EncoderParams:
         return self.embed.encoders[name]
@@ -191,7 +193,8 @@ def validate_parameters(raw: Mapping[str, Any]) -> Parameters:
         variants=variants, kg_quality=blocks["kg_quality"], retrieve=retrieve,
         graph_setting=graph_setting, methods=methods, pooled=pooled, pooled_graph=pooled_graph,
         retrieval_quality=rq, llm=blocks["llm"], read=blocks["read"], score=blocks["score"],
-        report=blocks["report"], ewek=_ewek(blocks["ewek"], encoders, methods))
+        report=blocks["report"], ewek=_ewek(blocks["ewek"], encoders, methods),
+        holmes=_holmes(blocks["holmes"], encoders, {**methods, **blocks["ewek"].methods}))
 
 
 def _ewek(ewek: EwekParams, encoders: Mapping[str, Any], methods: Mapping[str, Any]
@@ -205,6 +208,19 @@ def _ewek(ewek: EwekParams, encoders: Mapping[str, Any], methods: Mapping[str, A
             raise ParameterError(f"ewek.methods.{name}", "also a retrieve.methods entry: both "
                                  f"would write answers_{name}")
     return ewek
+
+
+def _holmes(holmes: HolmesParams, encoders: Mapping[str, Any], methods: Mapping[str, Any]
+            ) -> HolmesParams:
+    """HOLMES' block, its encoder configured and its methods' answer tables their own."""
+    if holmes.encoder not in encoders:
+        raise ParameterError("holmes.encoder", f"{holmes.encoder!r} is not an embed.encoders "
+                             f"entry (configured: {', '.join(encoders)})")
+    for name in holmes.methods:
+        if name in methods:
+            raise ParameterError(f"holmes.methods.{name}", "also a retrieve.methods or "
+                                 f"ewek.methods entry: both would write answers_{name}")
+    return holmes
 
 
 def _graph_setting(ref: GraphRef, variants: dict[str, Variant], needed: bool) -> str:
