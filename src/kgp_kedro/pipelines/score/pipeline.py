@@ -8,7 +8,7 @@ from kgp_kedro.pipelines.score.nodes import score_method, summarise_qa
 
 
 def create_pipeline(params) -> Pipeline:
-    methods = [*params.methods, *params.ewek.methods]   # the read stage's and EWEK-QA's answers
+    methods = [*params.methods, *params.ewek.methods, *params.holmes.methods]  # read, EWEK, HOLMES
     nodes = [node(update_wrapper(partial(score_method, name=m), score_method),
                   ["qa_questions", f"answers_{m}", "passages", "params:score", "params:llm"],
                   f"qa_scores_{m}", name=m) for m in methods]
