@@ -13,7 +13,7 @@ from kedro.pipeline import Pipeline
 from kgp_kedro.pipelines.parameters import active
 
 STAGES = ("ingest", "passages", "embed", "kg", "kg_quality", "retrieve", "pooled",
-          "retrieval_quality", "read", "ewek", "score", "report")
+          "retrieval_quality", "read", "ewek", "holmes", "score", "report")
 
 # each chain: the stages it runs, upstream first
 CHAINS = {
@@ -28,9 +28,11 @@ CHAINS = {
                           "retrieval_quality"],
     "read": ["ingest", "passages", "embed", "kg", "retrieve", "read"],
     "ewek": ["ingest", "passages", "ewek"],
-    "score": ["ingest", "passages", "embed", "kg", "retrieve", "read", "ewek", "score"],
-    "report": ["ingest", "passages", "embed", "kg", "retrieve", "read", "ewek", "score",
-               "report"],
+    "holmes": ["ingest", "passages", "holmes"],
+    "score": ["ingest", "passages", "embed", "kg", "retrieve", "read", "ewek", "holmes",
+              "score"],
+    "report": ["ingest", "passages", "embed", "kg", "retrieve", "read", "ewek", "holmes",
+               "score", "report"],
 }
 DEFAULT = ("kg_quality", "report")   # everything but retrieval_quality, whose sweeps take long
 
