@@ -1,0 +1,40 @@
+"""holmes: auxiliary schema (once), entity–document graphs, hyper triples, schema, pruned facts,
+then one answer node per ``holmes.methods`` entry writing ``answers_<method>``."""
+from functools import partial, update_wrapper
+
+from kedro.pipeline import Pipeline, node
+
+from kgp_kedro.pipelines.holmes.nodes import (answer_base, answer_with_facts, build_schema,
+                                              extract_hyper_triples, link_entities,
+                                              mine_auxiliary, prune_facts)
+
+
+def create_pipeline(params) -> Pipeline:
+    holmes = params.holmes
+    encoder = f"params:embed.encoders.{holmes.encoder}"
+    nodes = [
+        node(mine_auxiliary, ["questions", "qa_questions", "params:holmes"],
+             "holmes_auxiliary_schema", name="mine_auxiliary_schema"),
+        node(link_entities, ["qa_questions", "documents", "params:holmes"],
+             "holmes_entity_documents", name="link_entities"),
+        node(extract_hyper_triples, ["qa_questions", "documents", "holmes_entity_documents",
+                                     "params:holmes", "params:llm"],
+             "holmes_hyper_triples", name="extract_hyper_triples"),
+        node(build_schema, ["qa_questions", "holmes_entity_documents", "holmes_auxiliary_schema",
+                            "params:holmes", encoder, "params:llm"],
+             "holmes_schema", name="build_schema"),
+        node(prune_facts, ["holmes_hyper_triples", "holmes_schema", "params:holmes", encoder],
+             "holmes_pruned_facts", name="prune_facts"),
+    ]
+    for name, method in holmes.methods.items():
+        if method.kind == "holmes":
+            func = update_wrapper(partial(answer_with_facts, name=name), answer_with_facts)
+            inputs = ["qa_questions", "holmes_pruned_facts", "holmes_schema",
+                      "holmes_entity_documents", "holmes_hyper_triples", "documents",
+                      "passages", "params:holmes", encoder, "params:llm"]
+        else:
+            func = update_wrapper(partial(answer_base, name=name), answer_base)
+            inputs = ["qa_questions", "documents", "passages", "params:holmes", "params:llm",
+                      "params:read"]
+        nodes.append(node(func, inputs, f"answers_{name}", name=f"answer_{name}"))
+    return Pipeline(nodes, tags=["holmes"])
