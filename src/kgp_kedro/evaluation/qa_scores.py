@@ -80,7 +80,8 @@ def summarise_scores(scores: pd.DataFrame, by: tuple[str, ...] = ("source", "met
     """Means of the per-question scores by ``by``, with ``questions`` (the questions each mean
     rests on) and ``failed`` counts; ``acc`` stays NaN where no judge ran."""
     grouped = scores.groupby(list(by), sort=False, dropna=False)
-    summary = grouped[SUMMARY_METRICS].mean()
+    # score tables made before the structural metrics lack their columns
+    summary = grouped[[m for m in SUMMARY_METRICS if m in scores.columns]].mean()
     summary.insert(0, "failed", grouped["failed"].sum())
     summary.insert(0, "questions", grouped.size())
     return summary.reset_index()
