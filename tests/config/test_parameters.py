@@ -41,7 +41,8 @@ def _error(raw) -> ParameterError:
 def test_the_shipped_parameters_validate():
     params = validate_parameters(SHIPPED)
     assert set(SHIPPED) == {"ingest", "passages", "embed", "kg", "kg_quality", "retrieve",
-                            "pooled", "retrieval_quality", "llm", "read", "score", "report"}
+                            "pooled", "retrieval_quality", "llm", "read", "score", "report",
+                            "ewek", "holmes"}
     assert [s.dataset for s in params.ingest.sources] == ["hotpotqa", "musique",
                                                           "2wikimultihopqa"]
     assert list(params.variants) == ["tfidf", "knn_st", "tagme"]
