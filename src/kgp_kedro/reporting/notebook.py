@@ -1,0 +1,130 @@
+"""What the notebooks share: load a run's outputs or say which command makes them (no
+traceback), plotly output that renders in exported HTML too, and one question's traversal
+drawn over its graph (the paper's Figure 4/8 view)."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from kgp_kedro.graphs.model import Graph
+from kgp_kedro.reporting.panels import colors_for
+
+# JupyterLab draws the mimetype; nbconvert HTML, GitHub and VS Code draw the HTML output, which
+# carries plotly.js itself (no CDN: it renders offline)
+PLOTLY_RENDERER = "plotly_mimetype+notebook"
+
+
+class NotYetRun(Exception):
+    """A notebook's data has not been produced: IPython shows the message alone, no traceback,
+    and a "run all" stops here."""
+
+    def _render_traceback_(self) -> list[str]:
+        return [str(self)]
+
+
+def prepare_notebook() -> None:
+    """After ``%load_ext kedro.ipython``: plotly output that renders in exported HTML too, the
+    catalog's load messages off (warnings stay), and IPython's own error display (Kedro's rich
+    logging replaces it with one that prints every exception as a traceback, so a
+    :class:`NotYetRun` would show one)."""
+    import logging
+
+    import plotly.io as pio
+    from IPython import get_ipython
+
+    pio.renderers.default = PLOTLY_RENDERER
+    logging.getLogger("kedro").setLevel(logging.WARNING)
+    shell = get_ipython()
+    if shell is not None:
+        for patched in ("showtraceback", "_showtraceback", "showsyntaxerror"):
+            shell.__dict__.pop(patched, None)
+
+
+def load_outputs(catalog, names: Sequence[str], command: str) -> dict[str, Any]:
+    """``{name: the newest version}`` of each catalog dataset; raises :class:`NotYetRun`
+    naming ``command`` when one has never been saved."""
+    from kedro.io import DatasetError
+
+    loaded, missing = {}, []
+    for name in names:
+        try:
+            loaded[name] = catalog.load(name)
+        except DatasetError:
+            missing.append(name)
+    if missing:
+        raise NotYetRun(f"No run has saved {', '.join(missing)} yet. Run `{command}` in the "
+                        "project folder, then run this notebook again.")
+    return loaded
+
+
+def setting_order(settings: pd.Series) -> pd.Series:
+    """A sort key for ``setting`` labels such as ``k=10`` (numeric, not text: 1, 2, 10)."""
+    value = settings.astype(str).str.rsplit("=", n=1).str[-1]
+    return pd.to_numeric(value, errors="coerce").fillna(float("inf"))
+
+
+def traversal_figure(nodes: pd.DataFrame, edges: pd.DataFrame, passages: pd.DataFrame,
+                     retrieved: pd.DataFrame, question_id: str, setting: str,
+                     seed: int = 0) -> go.Figure:
+    """One question's retrieved reasoning paths drawn over its collection's graph (``kg_nodes_*``
+    / ``kg_edges_*`` at ``setting``): seeds (hop 0) and the neighbours reached from them (hop 1),
+    path steps as thick edges, supporting passages outlined; a spring layout (networkx)."""
+    import networkx as nx
+
+    rows = retrieved[retrieved["question_id"] == question_id]
+    if rows.empty:
+        raise ValueError(f"question {question_id!r} has no retrieved rows")
+    collection = rows["collection_id"].iloc[0]
+    graph = Graph.from_tables(nodes[nodes["collection_id"] == collection],
+                              edges[(edges["collection_id"] == collection)
+                                    & (edges["setting"] == setting)])
+    g = nx.Graph(graph.to_networkx())
+    position = nx.spring_layout(g, seed=seed)
+    supporting = set(passages.loc[(passages["collection_id"] == collection)
+                                  & passages["is_supporting"], "passage_id"])
+    steps = [p.split(" > ") for p in rows["path"]]
+    hop_of: dict[str, int] = {}
+    for path in steps:
+        for hop, node in enumerate(path):
+            hop_of[node] = min(hop, hop_of.get(node, hop))
+    path_edges = {tuple(sorted(pair)) for path in steps for pair in zip(path, path[1:])}
+
+    def segments(pairs) -> tuple[list, list]:
+        xs, ys = [], []
+        for u, v in pairs:
+            xs += [position[u][0], position[v][0], None]
+            ys += [position[u][1], position[v][1], None]
+        return xs, ys
+
+    fig = go.Figure()
+    xs, ys = segments(g.edges())
+    fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name="graph edge", hoverinfo="skip",
+                             line={"color": "rgba(150,150,150,0.25)", "width": 0.5}))
+    xs, ys = segments([e for e in path_edges if g.has_edge(*e)])
+    fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name="reasoning path step",
+                             hoverinfo="skip", line={"color": "#444", "width": 2.5}))
+    groups = {"passage": [n for n in g if n not in hop_of],
+              "seed (hop 0)": [n for n in g if hop_of.get(n) == 0],
+              "neighbour (hop 1)": [n for n in g if hop_of.get(n, 0) >= 1]}
+    colors = colors_for(["seed (hop 0)", "neighbour (hop 1)"])
+    for name, members in groups.items():
+        fig.add_trace(go.Scatter(
+            x=[position[n][0] for n in members], y=[position[n][1] for n in members],
+            mode="markers", name=name,
+            text=[f"{n}<br>{str(g.nodes[n].get('text', ''))[:120]}" for n in members],
+            hoverinfo="text",
+            marker={"size": 6 if name == "passage" else 11,
+                    "color": colors.get(name, "rgba(170,170,170,0.6)"),
+                    "line": {"width": [2.5 if n in supporting else 0 for n in members],
+                             "color": "black"}}))
+    found = len(supporting & set(hop_of))
+    question = rows["question"].iloc[0] if "question" in rows else question_id
+    fig.update_layout(
+        title=f"{question}<br><sup>{len(steps)} paths over {g.number_of_nodes()} passages "
+              f"({setting}); supporting passages (outlined) reached: {found} of "
+              f"{len(supporting)}</sup>",
+        xaxis={"visible": False}, yaxis={"visible": False}, height=600, template="plotly_white")
+    return fig
