@@ -64,6 +64,8 @@ class _Sentence:
             return None
         span = self.span.get(tok.i)
         tokens = list(span) if span is not None else [tok]
+        if any(t.lower_ == "no" and t.dep_ == "det" for t in tokens):
+            return None   # "No Democratic-held seats had fallen": a negated argument
         while tokens and tokens[0].pos_ in _DROP_LEADING:
             tokens = tokens[1:]
         while tokens and tokens[-1].pos_ == "PART":   # a trailing possessive 's
@@ -73,6 +75,9 @@ class _Sentence:
         text = tokens[0].doc[tokens[0].i:tokens[-1].i + 1].text.strip()
         label = tok.ent_type_   # the head word's: "first fashion show" is no number
         named = any(t.ent_type_ or t.pos_ in ("PROPN", "NUM") for t in tokens)
+        if subject and all(t.pos_ == "NUM" or t.ent_type_ in ("CARDINAL", "ORDINAL")
+                           for t in tokens):
+            return None   # "one of those byways is ...": a count is no subject
         if subject and not named:
             return None
         if not any(c.isalnum() for t in tokens for c in t.text):
