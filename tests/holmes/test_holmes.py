@@ -202,3 +202,14 @@ def test_holmes_on_real_records_through_an_openai_compatible_server(tmp_path, ho
         prompt = server.requests[0]["messages"][-1]["content"]
     assert base.iloc[0]["n_contexts"] == len(docs_of[q0.question_id]) == 10
     assert "1: Lee Ranaldo: Lee Mark Ranaldo (born February 3, 1956)" in prompt
+
+
+def test_precision_and_recall_by_hand():
+    from kgp_kedro.holmes.metrics import precision_recall
+
+    # 'the A41 road' -> [a41, road] against [a41]: precision 1/2, recall 1/1
+    assert precision_recall("the A41 road", ["A41"]) == (0.5, 1.0)
+    # the gold with the best F1 decides: 'Lee Ranaldo' (F1 1) over 'Ranaldo Lee Mark' (F1 0.8)
+    assert precision_recall("Lee Ranaldo", ["Ranaldo Lee Mark", "Lee Ranaldo"]) == (1.0, 1.0)
+    assert precision_recall("no", ["yes"]) == (0.0, 0.0)
+    assert precision_recall("", ["A41"]) == (0.0, 0.0)
