@@ -202,11 +202,15 @@ def prune_table(triples: pd.DataFrame, schema: pd.DataFrame,
 
 def _fit(question: str, facts: list[str], prompt: Callable[[list[str]], str], client,
          budget: int) -> list[str]:
-    """The longest prefix of ``facts`` (best first) whose prompt fits ``budget`` tokens."""
+    """The longest prefix of ``facts`` (best first) whose prompt fits ``budget`` tokens (none,
+    with a warning, when the prompt alone does not: the call may then fail and is scored as a
+    wrong answer, as the reader does)."""
     low, high = 0, len(facts)
     if client.count_tokens(prompt([])) > budget:
-        raise ValueError(f"the HOLMES prompt without facts exceeds {budget} tokens: "
-                         f"{question[:80]!r}")
+        logger.warning("the HOLMES prompt without facts exceeds the %d tokens left in the "
+                       "window (llm n_ctx less holmes.reader_max_tokens): %r", budget,
+                       question[:80])
+        return []
     while low < high:
         mid = (low + high + 1) // 2
         if client.count_tokens(prompt(facts[:mid])) <= budget:
