@@ -213,3 +213,29 @@ def test_precision_and_recall_by_hand():
     assert precision_recall("Lee Ranaldo", ["Ranaldo Lee Mark", "Lee Ranaldo"]) == (1.0, 1.0)
     assert precision_recall("no", ["yes"]) == (0.0, 0.0)
     assert precision_recall("", ["A41"]) == (0.0, 0.0)
+
+
+def test_question_schema_from_the_llm_prompts():
+    from kgp_kedro.holmes.question import QUESTION_PROMPT, llm_question, parse_question_reply
+
+    assert parse_question_reply("Entities: ['Elon Musk', 'NASA']\nImportant Relations: "
+                                "[co-founded, merge with]") == (["Elon Musk", "NASA"],
+                                                                ["co-founded", "merge with"])
+
+    def reply(prompt):
+        if prompt.startswith("Question:"):   # A.4.2
+            return "Entities: [Tom Hanks]\nImportant Relations: [author of, starring]"
+        if "relation: author of" in prompt:   # A.4.3
+            return "[Person, Book]"
+        return "[Film, Actor]"
+
+    question = "Who is the author of the book that inspired the movie starring Tom Hanks?"
+    with FakeOpenAIServer(reply=reply) as server:
+        client = LLMClient(OpenAIBackend(model="m", base_url=server.base_url, api_key="k",
+                                         timeout=5))
+        parsed, calls = llm_question(question, client, 96)
+        first = server.requests[0]["messages"][-1]["content"]
+    assert first == QUESTION_PROMPT.replace("{question}", question) and calls == 3
+    assert parsed.entities == ["Tom Hanks"]
+    assert parsed.schema == [SchemaTriple("person", "author of", "work"),
+                             SchemaTriple("work", "starring", "person")]
