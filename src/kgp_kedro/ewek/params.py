@@ -33,12 +33,12 @@ class TrainingParams(Params):
 
     base_model: str = "all-MiniLM-L6-v2"   # the shipped MiniLM (or a local path / hub name)
     negatives_per_positive: PosInt = 3
-    max_pairs: PosInt = 3000
+    max_pairs: PosInt = 800
     epochs: PosInt = 1
     batch_size: PosInt = 16
     learning_rate: float = Field(5e-5, gt=0)
     warmup_ratio: Fraction = 0.1
-    max_length: PosInt = 256
+    max_length: PosInt = 128
     seed: Int = 0
     device: str = "auto"
 
@@ -114,7 +114,7 @@ class FactsParams(Params):
 
 def _default_methods() -> dict[str, EwekMethod]:
     return {"ewek": EwekMethod(kg="toge", web=True), "ewek_web": EwekMethod(kg="none", web=True),
-            "ewek_kg": EwekMethod(kg="toge", web=False), "tog": EwekMethod(kg="tog", web=False)}
+            "ewek_kg": EwekMethod(kg="toge", web=False)}
 
 
 class EwekParams(Params):
