@@ -18,8 +18,9 @@ Figures printed (each from the files, never from the JSON):
   content questions over passages extracted from the files vs over the JSON paragraphs split
   the same way, and the share of JSON sentences found verbatim in the extracted text;
 - routing accuracy of the rule router (``--llm``: also the LLM router of parameters_llm.yml);
-- the structural questions' page / table hit rates of KGP's structural retrieval on the KG
-  with its structural layer;
+- the structural questions' page / table hit rates (budget 30) of KGP with routing (its
+  structural retrieval on the KG with its structural layer), KGP without routing (Algorithm 1)
+  and BM25;
 - ``--real-pdfs DIR``: how each PDF under DIR (e.g. pypdf's source ``resources/``) is handled.
 
 Usage::
@@ -211,8 +212,10 @@ def measure(out: Path, top: int, use_llm: bool) -> None:
     from kgp_kedro.evaluation.structure import StructureIndex
     from kgp_kedro.graphs.build import build_variant
     from kgp_kedro.graphs.model import Graph
-    from kgp_kedro.retrievers.structural import (classify_llm, classify_rules,
-                                                 structural_visits)
+    from kgp_kedro.corpus.collection import Collection
+    from kgp_kedro.retrievers.base import RETRIEVERS, Resources
+    from kgp_kedro.retrievers.kgp import Kgp
+    from kgp_kedro.retrievers.structural import classify_llm, classify_rules
     from kgp_kedro.search.tfidf import TfidfIndex
 
     # ingestion speed: every file read once, pages counted
@@ -303,20 +306,26 @@ def measure(out: Path, top: int, use_llm: bool) -> None:
     setting = edges["setting"].iloc[0]
     graph = Graph.from_tables(nodes, edges[edges["setting"] == setting])
     index = StructureIndex(passages)
+    collection = Collection.from_passages("bench/all", passages, graph=graph)
+    methods = {"kgp_tfidf (routing: rules)": Kgp(Kgp.Params(), Resources(30)),
+               "kgp_tfidf (routing: off)": Kgp(Kgp.Params(routing="off"), Resources(30)),
+               "bm25": RETRIEVERS.get("bm25")(RETRIEVERS.get("bm25").Params(), Resources(30))}
     rows = []
-    for q in questions.itertuples(index=False):
-        meta = json.loads(q.meta)
-        if "structure" not in meta:
-            continue
-        key = classify_rules(q.question)
-        visits = structural_visits(key, q.question, graph, 30) if key else []
-        scores = index.scores(meta["structure"], q.source, 0.0, [v.passage_id for v in visits])
-        rows.append({"template": template[q.question_id], **scores})
-    hits_table = pd.DataFrame(rows).groupby("template")[["page_hit", "table_hit"]].mean()
-    print("structural retrieval (rules router, KGP structural nodes):")
-    print(hits_table.round(3).to_string())
-    print(f"overall: page hit {pd.DataFrame(rows)['page_hit'].mean():.3f}, "
-          f"table hit {pd.DataFrame(rows)['table_hit'].mean():.3f}")
+    structural = [q for q in questions.itertuples(index=False)
+                  if "structure" in json.loads(q.meta)]
+    for label, method in methods.items():
+        for q in structural:
+            visits = method.retrieve(q.question, collection)
+            scores = index.scores(json.loads(q.meta)["structure"], q.source, 0.0,
+                                  [p for v in visits for p in v.path])
+            rows.append({"method": label, "template": template[q.question_id], **scores})
+    hits = pd.DataFrame(rows)
+    print(f"structural retrieval, budget 30, {len(structural)} structural questions "
+          "(page / table hit: the gold page / table among the retrieved passages):")
+    print(hits.groupby(["method", "template"], sort=False)[["page_hit", "table_hit"]]
+          .mean().round(3).to_string())
+    print(hits.groupby("method", sort=False)[["page_hit", "table_hit"]].mean().round(3)
+          .to_string())
 
 
 def real_pdfs(folder: Path) -> None:
