@@ -108,3 +108,34 @@ def test_kgp_answers_structural_questions_from_structural_nodes(graph_and_passag
     questions = ["What is on page 1 of a.pdf?", "When was the composer born?"]
     assert _kgp().retrieve_batch(questions, [collection, collection]) == [
         _kgp().retrieve(q, collection) for q in questions]
+
+
+def test_llm_router_through_the_project_llm_client(tmp_path, monkeypatch,
+                                                   graph_and_passages):
+    """``routing: llm``: the question goes to the LLM (an OpenAI-compatible server here, the one
+    test double: a paid API), its JSON reply routes it; a content reply sends it to
+    Algorithm 1."""
+    from kgp_kedro.llm import make_llm
+    from tests.llm.fake_openai_server import FakeOpenAIServer
+
+    def reply(prompt: str) -> str:
+        structural = "page 1" in prompt
+        return json.dumps({"structural": structural, "page": 1 if structural else None,
+                           "table": None, "heading": None})
+
+    graph, passages = graph_and_passages
+    collection = Collection.from_passages("d/all", passages, graph=graph)
+    monkeypatch.setenv("KGP_TEST_KEY", "secret")
+    with FakeOpenAIServer(reply=reply) as server:
+        llm = make_llm({"backend": "openai", "cache": str(tmp_path / "c.sqlite"),
+                        "openai": {"model": "m", "base_url": server.base_url,
+                                   "api_key_env": "KGP_TEST_KEY"}})
+        kgp = Kgp(Kgp.Params(routing="llm"), Resources(budget=30, llm=llm))
+        assert Kgp.requirements(Kgp.Params(routing="llm")).llm
+        page1 = kgp.retrieve("What is on page 1 of a.pdf?", collection)
+        content = kgp.retrieve("When was the composer born?", collection)
+    assert "Question: What is on page 1 of a.pdf?" in server.requests[0]["messages"][-1]["content"]
+    pdf = passages[passages["doc_id"] == "d/a.pdf"]
+    assert [v.passage_id for v in page1] == pdf.loc[pdf["page"] == 1, "passage_id"].tolist()
+    assert content and all("@page" not in v.path[0] for v in content)
+    assert kgp.model_calls() >= 2
