@@ -239,3 +239,9 @@ def test_question_schema_from_the_llm_prompts():
     assert parsed.entities == ["Tom Hanks"]
     assert parsed.schema == [SchemaTriple("person", "author of", "work"),
                              SchemaTriple("work", "starring", "person")]
+
+
+def test_a_reply_that_stops_after_its_reasoning_states_its_answer():
+    reply = ("Relevant facts: A41 is a major trunk road.\nReasoning: Backford Cross lies on "
+             "the A41. Therefore, the answer is A41 road.")
+    assert parse_reply(reply) == ("A41 road", None)

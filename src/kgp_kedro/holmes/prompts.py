@@ -32,6 +32,7 @@ def reader_prompt(question: str, facts: Sequence[str], entities: Sequence[str],
 
 _FIELD = re.compile(r"^[\s*#>-]*(relevant facts|reasoning|final (?:response|answer)|further "
                     r"query)\s*\**\s*[:：]\s*\**", re.IGNORECASE | re.MULTILINE)
+_STATED = re.compile(r"\bthe answer is:?\s*(.+?)(?:\.\s|\.?$|\n)", re.IGNORECASE)
 _NONE = {"none", "none.", "unknown", "no answer", "n/a", ""}
 
 
@@ -49,8 +50,9 @@ def parse_reply(reply: str) -> tuple[str, str | None]:
     text of the Further query (None when the answer was given). A reply without the format
     is read as a plain answer (its first line)."""
     fields = _fields(reply)
-    if "final response" not in fields:
-        return parse_answer(reply), None
+    if "final response" not in fields:   # a small reader may stop after its reasoning
+        stated = _STATED.findall(reply)
+        return (stated[-1].strip() if stated else parse_answer(reply)), None
     answer = parse_answer(fields["final response"])
     if answer.strip().strip("*").strip(".").lower() not in _NONE:
         return answer, None
