@@ -93,8 +93,8 @@ def train_cross_encoder(pairs: TrainingPairs, params: TrainingParams):
     per_epoch = math.ceil(len(pairs) / params.batch_size)
     total = per_epoch * params.epochs
     warmup = max(1, int(params.warmup_ratio * total))
-    schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimiser, lambda step: min((step + 1) / warmup, max(0.0, (total - step) / max(1, total - warmup))))
+    schedule = torch.optim.lr_scheduler.LambdaLR(optimiser, lambda step: min(
+        (step + 1) / warmup, max(0.0, (total - step) / max(1, total - warmup))))
     loss_fn = torch.nn.BCEWithLogitsLoss()
     rng = np.random.default_rng(params.seed)
     labels = torch.tensor(pairs.labels, dtype=torch.float32)
