@@ -91,6 +91,7 @@ def main() -> None:
     scores = pd.DataFrame(rows)
     metrics = ["em", "f1", "precision", "recall", "reader_tokens", "llm_calls", "wall_s"]
     pd.set_option("display.width", 200)
+    pd.set_option("display.max_columns", None)
     print(f"LLM {make_llm(llm_conf).name}; {args.per_source} questions per source; "
           f"extractor {args.extractor}; load {os.getloadavg()[0]:.1f}")
     print(scores.groupby(["source", "method"], sort=False)[metrics].mean().round(3))
