@@ -56,7 +56,8 @@ def project_parameters() -> dict[str, Any]:
 # the parameters that select named entries (``*``: any name): an env that names entries of one
 # keeps those (each merged with the base entry of its name), not the base's others too
 SELECTIONS = (("kg", "variants"), ("kg", "variants", "*", "sweep"), ("retrieve", "methods"),
-              ("retrieve", "graph", "setting"), ("embed", "encoders"))
+              ("retrieve", "graph", "setting"), ("embed", "encoders"), ("holmes", "methods"),
+              ("ewek", "methods"))
 
 
 def _selections(config: Any, path: tuple[str, ...],
