@@ -87,7 +87,7 @@ def test_tfidf_graph_on_a_real_collection(hotpot_passages):
     assert len(frame) > 0 and (frame["setting"] == "n_kw=10").all()
     # undirected edges are stored once, the earlier passage first
     position = {p: i for i, p in enumerate(ps["passage_id"])}
-    assert (frame["src"].map(position) < frame["dst"].map(position)).all()
+    assert (frame["src"].map(position).astype(int) < frame["dst"].map(position).astype(int)).all()
     # the same edges as the function on the collection's documents
     docs = list(dict.fromkeys(ps["doc_id"]))
     doc_index = ps["doc_id"].map({d: i for i, d in enumerate(docs)}).to_numpy()

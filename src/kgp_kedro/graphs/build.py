@@ -11,7 +11,7 @@ from tqdm.auto import tqdm
 from kgp_kedro.config.base import Params
 from kgp_kedro.corpus.collection import Collection, iter_collections
 from kgp_kedro.graphs.builders.base import GraphBuilder
-from kgp_kedro.graphs.model import EDGE_COLUMNS, NODE_COLUMNS, Graph
+from kgp_kedro.graphs.model import EDGE_COLUMNS, NODE_COLUMNS, Graph, concat_edge_tables
 from kgp_kedro.graphs.structure import add_structure, has_structure
 from kgp_kedro.models.embeddings import EmbeddingLookup
 
@@ -47,7 +47,7 @@ def build_variant(passages: pd.DataFrame, builder: GraphBuilder,
         return pd.DataFrame(columns=NODE_COLUMNS), pd.DataFrame(columns=EDGE_COLUMNS)
     node_table = (pd.concat(nodes, ignore_index=True)
                   .drop_duplicates(["collection_id", "node_id"]).reset_index(drop=True))
-    return node_table, pd.concat(edges, ignore_index=True)
+    return node_table, concat_edge_tables(edges)
 
 
 class GraphTables:
