@@ -41,6 +41,9 @@ LOCAL_PARAMETERS = {
         "qa_questions_per_source": QA_PER_SOURCE,
     },
     "llm": _small_llm(),
+    # EWEK-QA's cross-encoder: trained on the questions not read, a few pairs (the real size is
+    # the benchmark's business); the merge is soft, so this one key overrides conf/base's
+    "ewek": {"training": {"max_pairs": 48}},
 }
 
 

@@ -13,7 +13,9 @@ from tests.pipelines.conftest import QA_PER_SOURCE, execute_notebook, run_pipeli
 pytestmark = pytest.mark.slow
 
 READ = ["none", "golden", "tfidf", "bm25", "knn", "dpr", "mdr", "kgp_tfidf", "kgp_random",
-        "kgp_encoder", "kgp_chat", "ircot"]  # kgp_t5 is skipped: no local checkpoint
+        "kgp_encoder", "kgp_chat", "ircot",  # kgp_t5 is skipped: no local checkpoint
+        "ewek", "ewek_web", "ewek_kg",       # EWEK-QA and its web-only / KG-only ablations
+        "holmes", "holmes_no_qualifiers", "holmes_base", "holmes_base_docs"]
 SOURCES = ["hotpotqa", "musique", "2wikimultihopqa"]
 
 
