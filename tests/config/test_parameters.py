@@ -207,3 +207,14 @@ def test_every_shipped_env_validates_and_shapes_the_pipelines(env):
     # what the env sets is what the pipelines run: each configured method has its retrieve node
     retrieved = {d for d in pipelines["retrieve"].all_outputs() if d.startswith("retrieved_")}
     assert retrieved == {f"retrieved_{m}" for m in raw["retrieve"]["methods"]}
+
+
+def test_a_holmes_or_ewek_method_may_not_reuse_another_stages_answer_table(raw):
+    raw["ewek"]["methods"]["bm25"] = {"kg": "toge", "web": True}
+    assert _error(raw).key == "ewek.methods.bm25"
+    raw = copy.deepcopy(SHIPPED)
+    raw["holmes"]["methods"]["ewek_web"] = {"kind": "base"}
+    assert _error(raw).key == "holmes.methods.ewek_web"
+    raw = copy.deepcopy(SHIPPED)
+    raw["holmes"]["encoder"] = "nope"
+    assert "not an embed.encoders entry" in str(_error(raw))

@@ -193,34 +193,23 @@ def validate_parameters(raw: Mapping[str, Any]) -> Parameters:
         variants=variants, kg_quality=blocks["kg_quality"], retrieve=retrieve,
         graph_setting=graph_setting, methods=methods, pooled=pooled, pooled_graph=pooled_graph,
         retrieval_quality=rq, llm=blocks["llm"], read=blocks["read"], score=blocks["score"],
-        report=blocks["report"], ewek=_ewek(blocks["ewek"], encoders, methods),
-        holmes=_holmes(blocks["holmes"], encoders, {**methods, **blocks["ewek"].methods}))
+        report=blocks["report"], ewek=_answering("ewek", blocks["ewek"], encoders, methods),
+        holmes=_answering("holmes", blocks["holmes"], encoders,
+                          {**methods, **blocks["ewek"].methods}))
 
 
-def _ewek(ewek: EwekParams, encoders: Mapping[str, Any], methods: Mapping[str, Any]
-          ) -> EwekParams:
-    """EWEK-QA's block, its encoder configured and its methods' answer tables their own."""
-    if ewek.encoder not in encoders:
-        raise ParameterError("ewek.encoder", f"{ewek.encoder!r} is not an embed.encoders entry "
-                             f"(configured: {', '.join(encoders)})")
-    for name in ewek.methods:
-        if name in methods:
-            raise ParameterError(f"ewek.methods.{name}", "also a retrieve.methods entry: both "
-                                 f"would write answers_{name}")
-    return ewek
-
-
-def _holmes(holmes: HolmesParams, encoders: Mapping[str, Any], methods: Mapping[str, Any]
-            ) -> HolmesParams:
-    """HOLMES' block, its encoder configured and its methods' answer tables their own."""
-    if holmes.encoder not in encoders:
-        raise ParameterError("holmes.encoder", f"{holmes.encoder!r} is not an embed.encoders "
+def _answering(block: str, params: EwekParams | HolmesParams, encoders: Mapping[str, Any],
+               methods: Mapping[str, Any]) -> EwekParams | HolmesParams:
+    """A stage that answers on its own (EWEK-QA, HOLMES): its encoder configured and its
+    methods' answer tables its own (no name shared with the methods configured before it)."""
+    if params.encoder not in encoders:
+        raise ParameterError(f"{block}.encoder", f"{params.encoder!r} is not an embed.encoders "
                              f"entry (configured: {', '.join(encoders)})")
-    for name in holmes.methods:
+    for name in params.methods:
         if name in methods:
-            raise ParameterError(f"holmes.methods.{name}", "also a retrieve.methods or "
-                                 f"ewek.methods entry: both would write answers_{name}")
-    return holmes
+            raise ParameterError(f"{block}.methods.{name}", "also a method of another stage "
+                                 f"(retrieve, ewek): both would write answers_{name}")
+    return params
 
 
 def _graph_setting(ref: GraphRef, variants: dict[str, Variant], needed: bool) -> str:
