@@ -173,8 +173,7 @@ def structural_visits(query: StructuralQuery, question: str, graph: Graph,
             scope = _section(scope, query.heading)
         if query.table is not None:
             scope = _pick([u for u in scope if u.unit == "table"], query.table)
-        parent = f"{doc}@page{page}" if page is not None else doc
-        visits.extend(Visit(u.node, (parent, u.node), 1, 1.0) for u in scope)
+        visits.extend(Visit(u.node, (u.node,), 0, 1.0) for u in scope)
     return visits[:budget]
 
 
@@ -195,10 +194,3 @@ def _section(units: list[_Unit], heading: str) -> list[_Unit]:
             inside = True
             out.append(u)
     return out
-
-
-def is_structural_path(path: str) -> bool:
-    """Whether a retrieved row's path (``retrieved_*``'s ``path``) starts at a structural node
-    (a page or a document): the question was routed as structural."""
-    first = path.split(" > ", 1)[0]
-    return "@page" in first or "#" not in first
