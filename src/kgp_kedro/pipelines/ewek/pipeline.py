@@ -8,6 +8,8 @@ from kgp_kedro.pipelines.ewek.nodes import answer_with_ewek, summarise_ewek, tra
 
 def create_pipeline(params) -> Pipeline:
     ewek = params.ewek
+    if not ewek.methods:   # an env that selects no EWEK-QA method (`ewek: {methods: {}}`)
+        return Pipeline([])
     answers = [f"answers_{m}" for m in ewek.methods]
     inputs = {"qa_questions": "qa_questions", "documents": "documents", "passages": "passages",
               "ewek": "params:ewek", "encoder": f"params:embed.encoders.{ewek.encoder}",

@@ -11,6 +11,8 @@ from kgp_kedro.pipelines.holmes.nodes import (answer_base, answer_with_facts, bu
 
 def create_pipeline(params) -> Pipeline:
     holmes = params.holmes
+    if not holmes.methods:   # an env that selects no HOLMES method (`holmes: {methods: {}}`)
+        return Pipeline([])
     encoder = f"params:embed.encoders.{holmes.encoder}"
     nodes = [
         node(mine_auxiliary, ["questions", "qa_questions", "params:holmes"],
