@@ -97,14 +97,6 @@ def _git_commit(project_path: Path) -> str | None:
     return (out.stdout.strip() or None) if out.returncode == 0 else None
 
 
-def _sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def parameters_digest(parameters: Any) -> str:
     """sha256 of the parameters as canonical JSON (sorted keys): equal for equal parameters."""
     text = json.dumps(parameters, sort_keys=True, separators=(",", ":"), default=str)
@@ -114,6 +106,8 @@ def parameters_digest(parameters: Any) -> str:
 def input_hashes(parameters: Any, project_path: Path) -> dict[str, str]:
     """``path -> sha256`` of every file an ``ingest.sources`` entry reads (a documents folder:
     each file in it), relative to the project where inside it; a missing path is left out."""
+    from kgp_kedro.models.cache import file_sha256  # at the run's end, not at settings import
+
     sources = ((parameters or {}).get("ingest") or {}).get("sources") or []
     hashes: dict[str, str] = {}
     for source in sources:
@@ -126,7 +120,7 @@ def input_hashes(parameters: Any, project_path: Path) -> dict[str, str]:
                 name = str(file.relative_to(project_path))
             except ValueError:
                 name = str(file)
-            hashes[name] = _sha256_file(file)
+            hashes[name] = file_sha256(file)
     return hashes
 
 

@@ -30,7 +30,7 @@ from kgp_kedro.holmes.question import (QuestionParse, SchemaTriple, llm_question
 from kgp_kedro.holmes.schema import select_auxiliary
 from kgp_kedro.holmes.traversal import level_order
 from kgp_kedro.reading.prompts import fit_contexts, parse_answer, qa_prompt
-from kgp_kedro.reading.reader import READ_COLUMNS, log_read_summary
+from kgp_kedro.reading.reader import READ_COLUMNS, log_read_summary, prompt_budget
 
 logger = logging.getLogger(__name__)
 
@@ -309,9 +309,7 @@ def answer_base(questions: pd.DataFrame, docs_of: dict[str, pd.DataFrame],
     Base with supporting documents, the question with its documents S_q as numbered contexts
     (``title: text``; the last cut first when the window is short)."""
     doc_passages = _passages_of(passages)
-    system = [{"role": "system", "content": system_prompt}] if system_prompt else []
-    budget = (client.context_window - client.sampling["max_tokens"] - margin_tokens
-              - (client.count_tokens(system_prompt) if system_prompt else 0))
+    system, budget = prompt_budget(client, margin_tokens, system_prompt)
     prompts, meta = [], []
     for q in questions.itertuples(index=False):
         docs = docs_of.get(q.question_id)

@@ -53,7 +53,8 @@ def identity_digest(identity: Mapping[str, Any]) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:20]
 
 
-def _file_sha256(path: Path) -> str:
+def file_sha256(path: Path) -> str:
+    """The sha256 of a file's bytes, read in 1 MiB blocks."""
     digest = hashlib.sha256()
     with path.open("rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
@@ -80,7 +81,7 @@ def path_fingerprint(path: str | os.PathLike, memo: Any = None) -> str:
         key = f"file-sha256/{file}/{stat.st_size}/{stat.st_mtime_ns}"
         sha = memo.get(key) if memo is not None else None
         if sha is None:
-            sha = _file_sha256(file)
+            sha = file_sha256(file)
             if memo is not None:
                 memo[key] = sha
         name = file.name if file == root else file.relative_to(root).as_posix()

@@ -46,6 +46,17 @@ def _distinct(contexts: list[tuple[tuple[str, ...], str]], exclude: set[str] = f
     return [p for p in dict.fromkeys(p for ids, _ in contexts for p in ids) if p not in exclude]
 
 
+def prompt_budget(client: LLMClient, margin_tokens: int, system_prompt: str | None
+                  ) -> tuple[list[dict[str, str]], int]:
+    """The system message (none when ``system_prompt`` is empty) and the tokens left for the
+    user prompt: the window less the answer's ``max_tokens``, the margin and the system
+    prompt."""
+    system = [{"role": "system", "content": system_prompt}] if system_prompt else []
+    budget = (client.context_window - client.sampling["max_tokens"] - margin_tokens
+              - (client.count_tokens(system_prompt) if system_prompt else 0))
+    return system, budget
+
+
 def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.DataFrame,
                  client: LLMClient, method: str, style: str, margin_tokens: int,
                  system_prompt: str | None) -> pd.DataFrame:
@@ -56,9 +67,7 @@ def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.
     goes first (the paper sends the user prompt alone)."""
     texts = dict(zip(passages["passage_id"], passages["text"]))
     by_question = dict(tuple(retrieved.groupby("question_id", sort=False)))
-    system = [{"role": "system", "content": system_prompt}] if system_prompt else []
-    budget = (client.context_window - client.sampling["max_tokens"] - margin_tokens
-              - (client.count_tokens(system_prompt) if system_prompt else 0))
+    system, budget = prompt_budget(client, margin_tokens, system_prompt)
     prompts, meta = [], []
     for q in questions.itertuples(index=False):
         rows = by_question.get(q.question_id)
