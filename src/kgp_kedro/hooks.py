@@ -29,6 +29,21 @@ class ValidateParameters:
             pipelines.set_requested(requested)
 
 
+class RawSourcesExist:
+    """A raw source the run reads (``raw_<source>``: an ``ingest.sources`` entry) whose path
+    does not exist stops the run before any node, naming the parameter key; registered last in
+    ``settings.HOOKS`` so that it runs before the other hooks' ``before_pipeline_run``."""
+
+    @hook_impl
+    def before_pipeline_run(self, run_params, pipeline, catalog) -> None:
+        from kgp_kedro.datasets.raw_source import RawSourceDataset
+
+        for name in sorted(pipeline.inputs()):
+            dataset = catalog.get(name) if name in catalog else None
+            if isinstance(dataset, RawSourceDataset):
+                dataset.check_exists()
+
+
 class CredentialsToEnvironment:
     """Expose secrets of ``conf/local/credentials.yml`` to the libraries that read them from
     the environment (the TagMe linker reads ``TAGME_TOKEN``, the openai LLM backend

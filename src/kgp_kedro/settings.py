@@ -3,10 +3,10 @@ from the Kedro defaults. For further information, including these default values
 https://docs.kedro.org/en/stable/configure/configuration_basics/#configuration"""
 
 # Instantiated project hooks (executed in a Last-In-First-Out order).
-from kgp_kedro.hooks import CredentialsToEnvironment, ValidateParameters
+from kgp_kedro.hooks import CredentialsToEnvironment, RawSourcesExist, ValidateParameters
 from kgp_kedro.run_integrity import RunIntegrity  # a failed or killed run leaves no version
 
-HOOKS = (RunIntegrity(), ValidateParameters(), CredentialsToEnvironment())
+HOOKS = (RunIntegrity(), ValidateParameters(), CredentialsToEnvironment(), RawSourcesExist())
 
 # Installed plugins for which to disable hook auto-registration.
 # DISABLE_HOOKS_FOR_PLUGINS = ("kedro-viz",)

@@ -245,11 +245,13 @@ def test_pack_sentences_never_cuts_a_sentence():
 def test_the_ingest_and_passages_nodes_apply_the_defaults():
     """The stage nodes with the shipped defaults on 40 MuSiQue questions (a pool of 800
     paragraphs): every collection is Table 3's 748 paragraph passages."""
-    from kgp_kedro.pipelines.ingest.nodes import add_negative_documents, read_sources
+    from kgp_kedro.datasets.raw_source import raw_source_datasets
+    from kgp_kedro.pipelines.ingest.nodes import add_negative_documents, combine_sources
     from kgp_kedro.pipelines.passages.nodes import split_into_passages
 
     ingest = {"sources": [{"dataset": "musique", "path": str(MUSIQUE), "limit": 40}]}
-    questions, own, _ = read_sources(ingest)
+    raw = raw_source_datasets({"ingest": ingest})["raw_musique"]
+    questions, own, _ = combine_sources(raw.load())
     documents = add_negative_documents(questions, own, ingest)
     passages = split_into_passages(documents, {})
     assert (_sizes(passages) == 748).all() and len(_sizes(passages)) == 40

@@ -10,6 +10,8 @@ from kedro.io import DataCatalog, MemoryDataset
 from kedro.pipeline import Pipeline
 from kedro.runner import SequentialRunner
 
+from kgp_kedro.datasets.raw_source import raw_source_datasets
+
 
 class _KeptDataset(MemoryDataset):
     """A memory dataset the runner does not empty after its last consumer ran."""
@@ -36,11 +38,14 @@ def parameter_entries(raw: Mapping[str, Any]) -> dict[str, Any]:
 
 def run_in_memory(pipeline: Pipeline, raw_params: Mapping[str, Any],
                   inputs: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """Run ``pipeline`` with ``raw_params`` and the given input ``inputs``; every dataset it
-    reads or writes is returned by name (nothing is saved to disk)."""
+    """Run ``pipeline`` with ``raw_params`` (and the raw sources its ``ingest.sources`` name)
+    and the given input ``inputs``; every dataset it reads or writes is returned by name
+    (nothing is saved to disk)."""
     catalog = DataCatalog()
     for name, value in parameter_entries(raw_params).items():
         catalog[name] = MemoryDataset(value, copy_mode="assign")
+    for name, dataset in raw_source_datasets(raw_params).items():
+        catalog[name] = dataset
     for name, value in (inputs or {}).items():
         catalog[name] = _KeptDataset(value, copy_mode="assign")
     for name in pipeline.datasets():

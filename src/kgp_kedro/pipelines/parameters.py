@@ -77,7 +77,9 @@ def _selections(config: Any, path: tuple[str, ...],
 
 class ConfigLoader(OmegaConfigLoader):
     """Kedro's OmegaConfigLoader whose ``parameters`` carry every default of the typed
-    parameters (validated first), so ``params:<key>`` exists for every key a node reads.
+    parameters (validated first), so ``params:<key>`` exists for every key a node reads, and
+    whose ``catalog`` holds a raw dataset per ``ingest.sources`` entry
+    (:func:`kgp_kedro.datasets.raw_source.raw_source_catalog`).
 
     With ``merge_strategy: {parameters: soft}`` (settings.py) an env (``conf/local``, ``--env
     X``) overrides single keys of ``conf/base``. The menus (:data:`SELECTIONS`: ``kg.variants``,
@@ -110,4 +112,8 @@ class ConfigLoader(OmegaConfigLoader):
         value = super().__getitem__(key)
         if key == "parameters":
             return complete_parameters(value)
+        if key == "catalog":  # the raw layer: a dataset per ingest.sources entry (catalog.yml wins)
+            from kgp_kedro.datasets.raw_source import raw_source_catalog
+
+            return {**raw_source_catalog(self["parameters"]), **value}
         return value

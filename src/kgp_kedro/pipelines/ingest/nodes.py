@@ -1,8 +1,6 @@
 """Nodes of the ingest stage: thin wrappers over :mod:`kgp_kedro.corpus`."""
 from __future__ import annotations
 
-from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -10,32 +8,18 @@ import pandas as pd
 from kgp_kedro.config import validate
 from kgp_kedro.config.sections import IngestParams
 from kgp_kedro.corpus import build_collections
-from kgp_kedro.corpus.readers import SKIPPED_COLUMNS, read_source_with_skipped
+from kgp_kedro.corpus.readers import SKIPPED_COLUMNS, SourceRead
 from kgp_kedro.corpus.schema import DOCUMENT_COLUMNS, QUESTION_COLUMNS
 
 
-def _source_names(sources: list[Any]) -> list[str]:
-    """``name`` when given, else the dataset; repeated datasets get their file stem appended."""
-    counts = Counter(s.dataset for s in sources if not s.name)
-    return [s.name or (s.dataset if counts[s.dataset] == 1 else f"{s.dataset}_{Path(s.path).stem}")
-            for s in sources]
-
-
-def read_sources(ingest: dict[str, Any]) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """Read every configured source (``ingest.sources``: dataset, path, limit) into the
-    ``questions`` table, the table of each question's own documents, and ``skipped_files``:
-    the files of a documents folder left out, each with the reason."""
-    sources = validate(IngestParams, ingest, "ingest").sources
-    names = _source_names(sources)
-    if len(set(names)) != len(names):
-        raise ValueError(f"ingest.sources have repeated names: {names}")
-    questions, documents, skipped = [], [], []
-    for i, (source, name) in enumerate(zip(sources, names)):
-        read = read_source_with_skipped(source.dataset, source.path, name, source.limit,
-                                        param_key=f"ingest.sources[{i}]")
-        questions.extend(read.questions)
-        documents.extend(read.documents)
-        skipped.extend(read.skipped)
+def combine_sources(*reads: SourceRead) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """The raw sources (``raw_<source>``: one per ``ingest.sources`` entry, in order, each read
+    by :class:`~kgp_kedro.datasets.raw_source.RawSourceDataset`) as the ``questions`` table, the
+    table of each question's own documents, and ``skipped_files``: the files of a documents
+    folder left out, each with the reason."""
+    questions = [row for read in reads for row in read.questions]
+    documents = [row for read in reads for row in read.documents]
+    skipped = [row for read in reads for row in read.skipped]
     return (pd.DataFrame(questions, columns=QUESTION_COLUMNS).astype({"n_hops": "Int64"}),
             pd.DataFrame(documents, columns=DOCUMENT_COLUMNS),
             pd.DataFrame(skipped, columns=SKIPPED_COLUMNS))
