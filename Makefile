@@ -16,7 +16,7 @@ export KEDRO_DISABLE_TELEMETRY := 1
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install install-base install-llm run run-all demo test viz lab benchmark clean
+.PHONY: install install-base install-llm install-static run run-all demo test viz lab benchmark clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -60,6 +60,15 @@ install-base: $(BASE_STAMP)
 install-llm: $(LLM_STAMP)
 install: $(TEST_STAMP)
 
+# static SVG/PNG copies of the figures (kgp_kedro.datasets.figure) need a Chrome or Chromium;
+# Debian/Ubuntu's headless shell (~50 s, as root). Without one figures are saved as HTML only.
+install-static:
+	@command -v chromium-headless-shell >/dev/null || command -v chromium >/dev/null || \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		(apt-get install -y -qq chromium-headless-shell >/dev/null 2>&1 || \
+		 (apt-get update -qq && apt-get install -y -qq chromium-headless-shell >/dev/null)); \
+	else echo "static figures: run 'sudo apt-get install chromium-headless-shell' (or set BROWSER_PATH to a Chrome)"; fi
+
 # the first figure: needs no LLM, so no llama-cpp-python build
 run: $(BASE_STAMP)
 	$(BIN)/kedro run --pipelines=kg_quality
@@ -73,7 +82,7 @@ run-all: $(LLM_STAMP)
 # every figure and table of the flow (retrieval_quality included) on a handful of questions, the
 # reader on the embedded LLM: a few minutes on 2 CPUs (conf/demo/parameters.yml)
 demo: $(LLM_STAMP)
-	$(BIN)/kedro run --env demo --pipelines __default__,retrieval_quality
+	$(BIN)/kedro run --env demo
 	@echo "Outputs: data/08_reporting/ (every figure and table, versioned); notebooks/ read them"
 
 test: $(TEST_STAMP)

@@ -10,6 +10,7 @@ import importlib
 
 from kedro.pipeline import Pipeline
 
+from kgp_kedro.config.base import ParameterError
 from kgp_kedro.pipelines.parameters import active
 
 STAGES = ("ingest", "passages", "embed", "kg", "kg_quality", "retrieve", "pooled",
@@ -34,7 +35,6 @@ CHAINS = {
     "report": ["ingest", "passages", "embed", "kg", "retrieve", "read", "ewek", "holmes",
                "score", "report"],
 }
-DEFAULT = ("kg_quality", "report")   # everything but retrieval_quality, whose sweeps take long
 
 
 def register_pipelines() -> dict[str, Pipeline]:
@@ -62,5 +62,10 @@ def _compose(params) -> dict[str, Pipeline]:
         f"kgp_kedro.pipelines.{name}.pipeline").create_pipeline(params)) for name in STAGES}
     pipelines = {name: sum((stages[s] for s in chain), Pipeline([]))
                  for name, chain in CHAINS.items()}
-    pipelines["__default__"] = sum((pipelines[name] for name in DEFAULT), Pipeline([]))
+    for i, name in enumerate(params.pipelines.default):
+        if name not in CHAINS:
+            raise ParameterError(f"pipelines.default[{i}]", f"{name!r} is not a pipeline "
+                                 f"(the pipelines are {', '.join(CHAINS)})")
+    pipelines["__default__"] = sum((pipelines[name] for name in params.pipelines.default),
+                                   Pipeline([]))
     return pipelines

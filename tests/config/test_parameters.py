@@ -42,7 +42,7 @@ def test_the_shipped_parameters_validate():
     params = validate_parameters(SHIPPED)
     assert set(SHIPPED) == {"ingest", "passages", "embed", "kg", "kg_quality", "retrieve",
                             "pooled", "retrieval_quality", "llm", "read", "score", "report",
-                            "ewek", "holmes"}
+                            "ewek", "holmes", "pipelines"}
     assert [s.dataset for s in params.ingest.sources] == ["hotpotqa", "musique",
                                                           "2wikimultihopqa"]
     assert list(params.variants) == ["tfidf", "knn_st", "tagme"]
@@ -218,3 +218,28 @@ def test_a_holmes_or_ewek_method_may_not_reuse_another_stages_answer_table(raw):
     raw = copy.deepcopy(SHIPPED)
     raw["holmes"]["encoder"] = "nope"
     assert "not an embed.encoders entry" in str(_error(raw))
+
+
+def test_the_default_pipeline_is_the_chains_pipelines_default_names(raw):
+    """`kedro run` with no --pipelines runs ``pipelines.default``: the demo env's names
+    retrieval_quality, so `kedro run --env demo` runs the sweeps too; base's does not."""
+    from kgp_kedro import settings
+    from kgp_kedro.pipeline_registry import build_pipelines
+
+    base = build_pipelines(raw)
+    assert set(base["__default__"].nodes) == set((base["kg_quality"] + base["report"]).nodes)
+    assert not set(base["retrieval_quality"].nodes) <= set(base["__default__"].nodes)
+    demo = build_pipelines(settings.CONFIG_LOADER_CLASS(
+        conf_source=str(ROOT / "conf"), env="demo", **settings.CONFIG_LOADER_ARGS)["parameters"])
+    assert set(demo["retrieval_quality"].nodes) <= set(demo["__default__"].nodes)
+    assert set(demo["report"].nodes) <= set(demo["__default__"].nodes)
+
+
+def test_a_default_pipeline_that_is_not_a_chain(raw):
+    from kgp_kedro.pipeline_registry import build_pipelines
+
+    raw["pipelines"] = {"default": ["kg_quality", "reports"]}
+    with pytest.raises(ParameterError) as info:
+        build_pipelines(raw)
+    assert info.value.key == "pipelines.default[1]"
+    assert "'reports' is not a pipeline" in str(info.value)

@@ -115,7 +115,7 @@ SECTIONS: dict[str, type[Params]] = {
     "kg": KgBlock, "kg_quality": s.KgQualityParams, "retrieve": RetrieveBlock,
     "pooled": PooledBlock, "retrieval_quality": s.RetrievalQualityParams, "llm": s.LLMParams,
     "read": s.ReadParams, "score": s.ScoreParams, "report": s.ReportParams,
-    "ewek": EwekParams, "holmes": HolmesParams,
+    "ewek": EwekParams, "holmes": HolmesParams, "pipelines": s.PipelinesParams,
 }
 
 
@@ -140,6 +140,7 @@ class Parameters:
     report: s.ReportParams
     ewek: EwekParams
     holmes: HolmesParams
+    pipelines: s.PipelinesParams
 
     def encoder(self, name: str) -> s.EncoderParams:
         return self.embed.encoders[name]
@@ -195,7 +196,8 @@ def validate_parameters(raw: Mapping[str, Any]) -> Parameters:
         retrieval_quality=rq, llm=blocks["llm"], read=blocks["read"], score=blocks["score"],
         report=blocks["report"], ewek=_answering("ewek", blocks["ewek"], encoders, methods),
         holmes=_answering("holmes", blocks["holmes"], encoders,
-                          {**methods, **blocks["ewek"].methods}))
+                          {**methods, **blocks["ewek"].methods}),
+        pipelines=blocks["pipelines"])
 
 
 def _answering(block: str, params: EwekParams | HolmesParams, encoders: Mapping[str, Any],

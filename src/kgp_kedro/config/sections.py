@@ -139,6 +139,12 @@ class ReportParams(Params):
     bootstrap_seed: Int = 0
 
 
+class PipelinesParams(Params):
+    # the chains ``kedro run`` runs with no --pipelines (pipeline_registry.CHAINS names them):
+    # everything but retrieval_quality, whose sweeps take long
+    default: list[str] = Field(default_factory=lambda: ["kg_quality", "report"], min_length=1)
+
+
 def plain(params: Params) -> dict[str, Any]:
     """A model back as the plain dict a Kedro parameter would be."""
     return params.model_dump(mode="python")
