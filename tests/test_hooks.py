@@ -1,10 +1,15 @@
-"""Secrets from conf/local/credentials.yml reach the environment, without overriding it."""
+"""Secrets from conf/local/credentials.yml reach the environment, without overriding it; a
+missing raw source stops a run before any node."""
 from __future__ import annotations
 
 import os
 from types import SimpleNamespace
 
+import pytest
+
 from kgp_kedro.hooks import CredentialsToEnvironment
+from tests.conftest import HOTPOT, ROOT
+from tests.pipelines.conftest import make_project, run_pipeline
 
 
 def test_tagme_token_is_exported_unless_already_set(monkeypatch):
@@ -21,3 +26,17 @@ def test_no_credentials_is_fine(monkeypatch):
     monkeypatch.delenv("TAGME_TOKEN", raising=False)
     CredentialsToEnvironment().after_context_created(SimpleNamespace(config_loader={}))
     assert "TAGME_TOKEN" not in os.environ
+
+
+def test_a_missing_raw_source_stops_the_run_before_any_node_naming_the_key(tmp_path):
+    """The second source's path does not exist: the run stops before the first source is read,
+    before any node and before the run is marked started (no file written under data/)."""
+    project = make_project(tmp_path)
+    runtime = {"ingest": {"sources": [
+        {"dataset": "hotpotqa", "path": str(HOTPOT.relative_to(ROOT)), "limit": 2},
+        {"dataset": "musique", "path": "data/01_raw/musique/missing.jsonl", "limit": 2}]}}
+    with pytest.raises(FileNotFoundError, match=r"^ingest\.sources\[1\]\.path: musique source "
+                                                 r"not found: .*/data/01_raw/musique/missing"):
+        run_pipeline(project, "ingest", runtime_params=runtime)
+    written = [p for p in (project / "data").rglob("*") if p.is_file() and "01_raw" not in p.parts]
+    assert written == []

@@ -4,6 +4,7 @@ retriever and traversal agent are each one module plus one YAML block."""
 from __future__ import annotations
 
 import copy
+import json
 import os
 import subprocess
 import sys
@@ -18,6 +19,8 @@ import yaml
 from kgp_kedro.agents import AGENTS, TraversalAgent
 from kgp_kedro.config import ParameterError, Params
 from kgp_kedro.corpus.collection import Collection
+from kgp_kedro.corpus.readers import SKIPPED_COLUMNS
+from kgp_kedro.corpus.schema import DOCUMENT_COLUMNS, QUESTION_COLUMNS
 from kgp_kedro.graphs import BUILDERS, Edges, Graph, GraphBuilder, Nodes
 from kgp_kedro.pipeline_registry import build_pipelines
 from kgp_kedro.pipelines.in_memory import run_in_memory
@@ -121,6 +124,36 @@ def test_each_stage_is_one_namespace_and_datasets_keep_their_catalog_names():
     assert {"passages", "kg_edges_tagme", "passage_mentions_tagme", "retrieved_kgp_tfidf",
             "qa_table1"} <= outputs
     assert not [d for d in outputs if "." in d]  # no dataset renamed by a namespace
+
+
+def test_the_ingest_stage_reads_the_raw_datasets_of_the_sources():
+    """Each ``ingest.sources`` entry is the raw dataset ``raw_<source>``, an input of ingest
+    (kedro-viz draws raw -> questions / own_documents / skipped_files); run in memory, the
+    tables hold the first questions of the shipped file, in the stage's columns."""
+    ingest = build_pipelines(base_parameters())["ingest"]
+    assert {d for d in ingest.inputs() if not d.startswith("params:")} == {
+        "raw_hotpotqa", "raw_musique", "raw_2wikimultihopqa"}
+    assert ingest.only_nodes("ingest.combine_sources").outputs() == {
+        "questions", "own_documents", "skipped_files"}
+
+    raw = base_parameters()
+    raw["ingest"] = SMALL_ENV["ingest"]
+    out = run_in_memory(build_pipelines(raw)["ingest"], raw)
+    path = ROOT / small_sources()[0]["path"]
+    first = [r["_id"] for r in json.loads(path.read_text(encoding="utf-8"))[:2]]
+    assert list(out["questions"]["question_id"]) == first
+    assert list(out["questions"].columns) == QUESTION_COLUMNS
+    assert list(out["own_documents"].columns) == DOCUMENT_COLUMNS
+    assert set(out["own_documents"]["collection_id"]) == {f"hotpotqa/{i}" for i in first}
+    assert out["skipped_files"].empty and list(out["skipped_files"].columns) == SKIPPED_COLUMNS
+
+
+def test_repeated_source_names_stop_the_pipelines_being_built_naming_the_key():
+    raw = base_parameters()
+    raw["ingest"]["sources"] = [{**small_sources()[0], "name": "h"},
+                                {**small_sources()[0], "name": "h"}]
+    with pytest.raises(ParameterError, match=r"^ingest\.sources: repeated source names"):
+        build_pipelines(raw)
 
 
 def test_one_kg_variant_runs_alone_on_an_in_memory_catalog(hotpot_passages):
