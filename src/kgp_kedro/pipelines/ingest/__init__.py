@@ -1,1 +1,1 @@
-"""ingest: native dataset files -> questions and documents."""
+"""ingest: the raw sources (``raw_<source>``, layer ``raw``) -> questions and documents."""
