@@ -1,14 +1,22 @@
 """The reranker trained here (EWEK-QA §3.1.1 retrieve and rerank): pairs labelled by the bundled
-supporting facts, never from questions that are read; a seeded short training; the model saved
-as a versioned Kedro dataset and loaded back for reranking."""
+supporting facts, never from questions that are read, held-out questions kept apart, hard
+negatives from the question's own collection; a seeded short training; the model saved as a
+versioned Kedro dataset and loaded back for reranking; the guard that keeps the filter's order
+when the held-out AUC is too low."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+import pandas as pd
+
+from kgp_kedro.corpus import build_collections, split_passages
 from kgp_kedro.ewek.params import SplitterParams, TrainingParams
-from kgp_kedro.ewek.rerank import cross_scores, load_cross_encoder
-from kgp_kedro.ewek.training import train_cross_encoder, training_pairs
+from kgp_kedro.ewek.quotes import collection_pages, paragraph_splitter
+from kgp_kedro.ewek.rerank import cross_scores, guard_fires, load_cross_encoder
+from kgp_kedro.ewek.training import (is_heldout, question_pairs, train_cross_encoder,
+                                     training_pairs)
+from kgp_kedro.search.lexical import Bm25Index
 
 TINY = TrainingParams(max_pairs=8, negatives_per_positive=1, batch_size=8, max_length=64,
                       device="cpu")
@@ -19,8 +27,8 @@ def pairs(hotpot_passages, hotpot):
     questions, passages = hotpot_passages
     documents = hotpot[1][hotpot[1]["collection_id"].isin(questions["collection_id"])]
     read = questions["question_id"].tolist()[:1]
-    return questions, passages, training_pairs(questions, documents, passages, read,
-                                               SplitterParams(), TINY)
+    train, _ = training_pairs(questions, documents, passages, read, SplitterParams(), TINY)
+    return questions, passages, train
 
 
 def test_pairs_come_from_questions_not_read_labelled_by_supporting_facts(pairs):
@@ -30,6 +38,52 @@ def test_pairs_come_from_questions_not_read_labelled_by_supporting_facts(pairs):
     support = passages.loc[passages["is_supporting"], "text"].tolist()
     for quote, label in zip(made.quotes, made.labels):
         assert any(s in quote for s in support) == bool(label)
+
+
+def test_held_out_questions_never_give_training_pairs_and_sources_take_turns(hotpot, musique):
+    """Real HotpotQA and MuSiQue records: a fifth of the eligible questions (every fifth) is
+    held out, none of them trains, and both sources give training pairs."""
+    parts = [(h[0].head(6), h[1]) for h in (hotpot, musique)]
+    questions = pd.concat([p[0] for p in parts], ignore_index=True)
+    own = pd.concat([p[1] for p in parts], ignore_index=True)
+    documents = own[own["collection_id"].isin(questions["collection_id"])]
+    passages = split_passages(build_collections(questions, documents, 2, seed=7))
+    params = TrainingParams(max_pairs=1000, heldout_pairs=1000, negatives_per_positive=1)
+    read = questions.groupby("source").head(1)["question_id"].tolist()
+    train, heldout = training_pairs(questions, documents, passages, read, SplitterParams(),
+                                    params)
+    trained, held = set(train.question_ids), set(heldout.question_ids)
+    assert held and trained and not held & trained and not (held | trained) & set(read)
+    assert len(held) == (len(held) + len(trained)) // 5   # 10 eligible: 2 held out
+    by_id = questions.set_index("question_id")["source"]
+    assert set(by_id[list(trained)]) == {"hotpotqa", "musique"}
+    assert is_heldout(4, 0.2) and not any(is_heldout(i, 0.2) for i in range(4))
+
+
+def test_hard_negatives_are_the_same_questions_bm25_top_non_supporting_quotes(hotpot_passages,
+                                                                            hotpot):
+    """With ``hard_negatives: 1`` a question's negatives are quotes of its own collection that
+    hold no supporting passage, and BM25 scores each of them at least as high as any of its
+    non-supporting quotes left out; with 0 they are drawn at random."""
+    questions, passages = hotpot_passages
+    q = questions.iloc[0]
+    documents = hotpot[1][hotpot[1]["collection_id"] == q.collection_id]
+    mine = passages[passages["collection_id"] == q.collection_id]
+    pool = [quote for page in collection_pages(documents, mine)
+            for quote in paragraph_splitter(page, 10, 80)]
+    supporting = set(mine.loc[mine["is_supporting"], "passage_id"])
+    negative = [p.text for p in pool if not supporting & set(p.passage_ids)]
+    texts = [p.text for p in pool]
+    bm25 = dict(zip(texts, Bm25Index(texts, 1.5, 0.75).scores(q.question)))
+    rng = np.random.default_rng(0)
+    made = question_pairs(q.question, pool, supporting, TrainingParams(hard_negatives=1.0), rng)
+    chosen = [text for text, label in made if not label]
+    left = set(negative) - set(chosen)
+    assert chosen and left and set(chosen) <= set(negative)
+    assert min(bm25[t] for t in chosen) >= max(bm25[t] for t in left)
+    random = question_pairs(q.question, pool, supporting, TrainingParams(hard_negatives=0.0),
+                            rng)
+    assert {t for t, label in random if not label} <= set(negative)
 
 
 @pytest.fixture(scope="module")
@@ -93,3 +147,38 @@ def test_ewek_answers_one_llm_call_a_question_with_checked_citations(hotpot_pass
     # ToG-E: at most N triples per depth, D depths, no LLM call
     per_depth = triples.groupby(["question_id", "depth"]).size()
     assert (per_depth <= 3).all() and triples["depth"].max() <= 3
+
+
+def test_the_guard_fires_below_the_threshold_and_without_a_held_out_auc():
+    assert guard_fires(0.59, 0.6) and not guard_fires(0.6, 0.6) and not guard_fires(0.9, 0.6)
+    assert guard_fires(float("nan"), 0.0)   # no held-out pairs: the AUC cannot be checked
+
+
+def test_a_fired_guard_keeps_the_filter_order_and_says_so(hotpot_passages, hotpot, caplog):
+    """The ewek nodes on real HotpotQA questions: with no question held out the AUC is unknown,
+    so the train node reports the guard fired (a WARNING), and the answer node then keeps the
+    BM25 filter's order (no rerank score) although it is handed the trained model."""
+    from kgp_kedro.pipelines.ewek.nodes import answer_with_ewek, train_reranker
+    from tests.llm.fake_openai_server import FakeOpenAIServer
+
+    questions, passages = hotpot_passages
+    questions = questions.assign(source="hotpotqa")
+    documents = hotpot[1][hotpot[1]["collection_id"].isin(questions["collection_id"])]
+    ewek = {"training": {**TINY.model_dump(), "heldout_share": 0.0},
+            "methods": {"ewek_web": {"kg": "none", "web": True}}, "facts": {"cache_dir": None}}
+    with caplog.at_level("INFO", logger="kgp_kedro.pipelines.ewek.nodes"):
+        model, report = train_reranker(questions, documents, passages, questions.head(1), ewek)
+    row = report.iloc[0]
+    assert row["heldout_pairs"] == 0 and np.isnan(row["heldout_auc"]) and row["guard_fired"]
+    assert row["pairs"] == TINY.max_pairs and row["seconds"] > 0
+    assert any(r.levelname == "WARNING" and "keep the bm25 filter's order" in r.getMessage()
+               for r in caplog.records)
+    with FakeOpenAIServer(reply=lambda prompt: "Yes [1]") as server:
+        llm = {"backend": "openai", "cache": None,
+               "openai": {"model": "fake", "base_url": server.base_url, "api_key_env": "PATH",
+                          "max_retries": 0}}
+        quotes, _, _ = answer_with_ewek(questions.head(1), documents, passages, ewek,
+                                        {"device": "cpu", "cache_dir": None}, llm, model,
+                                        report)
+    assert len(quotes) > 1 and (quotes["rerank_rank"] == quotes["filter_rank"]).all()
+    assert quotes["rerank_score"].isna().all()

@@ -29,15 +29,23 @@ class EvidenceParams(Params):
 class TrainingParams(Params):
     """The cross-encoder trained here (no reranker weights install offline): MiniLM with a
     fresh one-logit head, binary cross-entropy on (question, quote) pairs labelled by the
-    datasets' supporting facts, on questions that are not read (``qa_questions``)."""
+    datasets' supporting facts, on questions that are not read (``qa_questions``), the
+    sources in turn; ``heldout_share`` of those questions are held out for the AUC the rerank
+    guard checks (``rerank.min_auc``)."""
 
     base_model: str = "all-MiniLM-L6-v2"   # the shipped MiniLM (or a local path / hub name)
     negatives_per_positive: PosInt = 3
+    # share of a question's negatives that are its BM25-top non-supporting quotes (the fast
+    # filter's mistakes); the rest are drawn at random from its collection
+    hard_negatives: Fraction = 0.5
     max_pairs: PosInt = 800
+    heldout_share: Fraction = 0.2   # eligible questions held out (never trained on)
+    heldout_pairs: PosInt = 300     # held-out pairs scored for the AUC (bounds its cost)
     epochs: PosInt = 1
     batch_size: PosInt = 16
     learning_rate: float = Field(5e-5, gt=0)
     warmup_ratio: Fraction = 0.1
+    balance: bool = True            # positives weigh as much as negatives in the loss
     max_length: PosInt = 128
     seed: Int = 0
     device: str = "auto"
@@ -57,6 +65,9 @@ class RerankParams(Params):
     max_length: PosInt = 256
     batch_size: PosInt = 32
     device: str = "auto"
+    # guard: the trained cross-encoder reorders the quotes only when its AUC on held-out
+    # questions' pairs reaches this; below it the fast filter's order is kept (logged)
+    min_auc: Fraction = 0.6
 
 
 class DedupParams(Params):

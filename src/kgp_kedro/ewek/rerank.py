@@ -55,14 +55,20 @@ def load_cross_encoder(model: str, device: str = "auto", max_length: int = 256):
     return encoder
 
 
+def pair_scores(cross_encoder, pairs: Sequence[tuple[str, str]],
+                batch_size: int = 32) -> np.ndarray:
+    """The cross-encoder's relevance logit of each ``(question, text)`` pair."""
+    if not len(pairs):
+        return np.zeros(0)
+    scores = cross_encoder.predict(list(pairs), batch_size=batch_size, show_progress_bar=False,
+                                   activation_fn=_identity())
+    return np.asarray(scores, dtype=np.float64).reshape(-1)
+
+
 def cross_scores(cross_encoder, question: str, texts: Sequence[str],
                  batch_size: int = 32) -> np.ndarray:
     """The cross-encoder's relevance logit of each ``(question, text)`` pair."""
-    if not len(texts):
-        return np.zeros(0)
-    scores = cross_encoder.predict([(question, t) for t in texts], batch_size=batch_size,
-                                   show_progress_bar=False, activation_fn=_identity())
-    return np.asarray(scores, dtype=np.float64).reshape(-1)
+    return pair_scores(cross_encoder, [(question, t) for t in texts], batch_size)
 
 
 def _identity():
@@ -73,6 +79,16 @@ def _identity():
 
 def rerank(cross_encoder, question: str, texts: Sequence[str],
            batch_size: int = 32) -> tuple[np.ndarray, np.ndarray]:
-    """Positions of ``texts`` in cross-encoder order (ties: earlier first) and their scores."""
+    """Positions of ``texts`` in cross-encoder order (ties: earlier first) and their scores;
+    without a cross-encoder (``None``: the guard kept the filter's order) the given order and
+    NaN scores."""
+    if cross_encoder is None:
+        return np.arange(len(texts)), np.full(len(texts), np.nan)
     scores = cross_scores(cross_encoder, question, texts, batch_size)
     return top_k(scores, len(texts))
+
+
+def guard_fires(heldout_auc: float, min_auc: float) -> bool:
+    """Whether the rerank guard keeps the fast filter's order: the trained cross-encoder's
+    held-out AUC is below ``min_auc`` or unknown (NaN: no held-out pairs)."""
+    return not heldout_auc >= min_auc

@@ -82,8 +82,9 @@ def select_quotes(question: str, pages, embed: Embedder, cross_encoder,
                   params: EwekParams) -> QuoteSelection:
     """§3.1.1 for one question: candidate quotes of every page (Paragraph Splitter and, when
     enabled, one Evidence Extractor span per page), the fast filter's top quotes, the
-    cross-encoder's order, then the deduplicator over that order; the top
-    ``composer.quotes`` kept quotes go to the composer."""
+    cross-encoder's order (the filter's when ``cross_encoder`` is None: the rerank guard
+    fired), then the deduplicator over that order; the top ``composer.quotes`` kept quotes go
+    to the composer."""
     start = time.perf_counter()
     split, ev = params.splitter, params.evidence
     candidates = [q for page in pages
@@ -142,7 +143,8 @@ def run_ewek(questions: pd.DataFrame, documents: pd.DataFrame, passages: pd.Data
              ) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, pd.DataFrame]]:
     """``(ewek_quotes, ewek_triples, {method: answers})`` for every question. ``extractor``
     (a fact extractor) makes the collection's fact graph for the KG methods; ``client`` is
-    the LLM; ``cache`` the encoder's disk cache (or None)."""
+    the LLM; ``cache`` the encoder's disk cache (or None); ``cross_encoder`` None keeps the
+    fast filter's order."""
     embed = Embedder(encoder, cache)
     supporting = _supporting(passages)
     docs = dict(tuple(documents.groupby("collection_id", sort=False)))

@@ -1,71 +1,133 @@
 """The reranker EWEK-QA needs, trained here: no cross-encoder weights install offline, so the
 shipped MiniLM (all-MiniLM-L6-v2) gets a fresh one-logit head and is fine-tuned with binary
 cross-entropy on (question, quote) pairs whose labels are the datasets' supporting facts: a
-Paragraph Splitter quote is positive when it holds a supporting passage. Only questions that
-are never read (not in ``qa_questions``) give pairs."""
+Paragraph Splitter quote is positive when it holds a supporting passage.
+
+Only questions that are never read (not in ``qa_questions``) give pairs, taken from the sources
+in turn (so every dataset is trained on), and a share of them is held out: the model's AUC on
+the held-out questions' pairs is what the rerank guard (``rerank.min_auc``) checks. Negatives
+come from the same question's collection: the non-supporting quotes BM25 ranks highest (the
+fast filter's own mistakes, which the reranker has to fix) and, for the rest, random ones."""
 from __future__ import annotations
 
 import logging
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from kgp_kedro.ewek.params import SplitterParams, TrainingParams
+from kgp_kedro.ewek.params import RerankParams, SplitterParams, TrainingParams
 from kgp_kedro.ewek.quotes import collection_pages, paragraph_splitter
+from kgp_kedro.search.lexical import Bm25Index
+from kgp_kedro.search.ranking import top_k
 
 logger = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
+@dataclass
 class TrainingPairs:
-    questions: list[str]
-    quotes: list[str]
-    labels: list[float]
-    n_questions: int
+    """Labelled (question, quote) pairs; ``question_ids`` name each pair's question."""
+
+    questions: list[str] = field(default_factory=list)
+    quotes: list[str] = field(default_factory=list)
+    labels: list[float] = field(default_factory=list)
+    question_ids: list[str] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.labels)
 
+    @property
+    def n_questions(self) -> int:
+        return len(set(self.question_ids))
+
+    def add(self, question_id: str, question: str, quotes: Sequence[tuple[str, float]]) -> None:
+        for text, label in quotes:
+            self.question_ids.append(question_id)
+            self.questions.append(question)
+            self.quotes.append(text)
+            self.labels.append(label)
+
+
+def interleave_sources(questions: pd.DataFrame) -> list:
+    """The rows of ``questions`` taken from each source in turn (file order within one)."""
+    by_source = [list(part.itertuples(index=False))
+                 for _, part in questions.groupby("source", sort=False)]
+    return [rows[i] for i in range(max(map(len, by_source), default=0))
+            for rows in by_source if i < len(rows)]
+
+
+def is_heldout(position: int, share: float) -> bool:
+    """Whether the ``position``-th eligible question is held out: every question where the
+    running count ``floor(position * share)`` steps up, i.e. ``share`` of them, evenly spread."""
+    return math.floor((position + 1) * share) > math.floor(position * share)
+
+
+def question_pairs(question: str, pool, supporting: set[str], params: TrainingParams,
+                   rng: np.random.Generator, k1: float = 1.5,
+                   b: float = 0.75) -> list[tuple[str, float]]:
+    """``(quote text, label)`` of one question's collection: every quote holding a supporting
+    passage (1), then ``negatives_per_positive`` non-supporting quotes per positive (0), the
+    ``hard_negatives`` share of them the ones BM25 (over the whole pool, as the fast filter
+    sees it) scores highest for the question, the rest drawn at random from the others. Empty without a positive or a negative."""
+    positive = [p for p in pool if supporting & set(p.passage_ids)]
+    negative = [p for p in pool if not supporting & set(p.passage_ids)]
+    if not positive or not negative:
+        return []
+    take = min(len(negative), params.negatives_per_positive * len(positive))
+    hard = min(take, round(params.hard_negatives * take))
+    scores = Bm25Index([p.text for p in pool], k1, b).scores(question)   # the filter's view
+    ranked, _ = top_k(np.array([s for p, s in zip(pool, scores)
+                                if not supporting & set(p.passage_ids)]), len(negative))
+    chosen = [int(i) for i in ranked[:hard]]
+    rest = [int(i) for i in ranked[hard:]]
+    if take > hard:
+        chosen += [rest[i] for i in rng.choice(len(rest), take - hard, replace=False)]
+    return [(p.text, 1.0) for p in positive] + [(negative[i].text, 0.0) for i in sorted(chosen)]
+
 
 def training_pairs(questions: pd.DataFrame, documents: pd.DataFrame, passages: pd.DataFrame,
-                   exclude: Sequence[str], splitter: SplitterParams,
-                   params: TrainingParams) -> TrainingPairs:
-    """Labelled pairs from the collections of ``questions`` whose id is not in ``exclude``, in
-    question order until ``params.max_pairs``: every quote holding a supporting passage, and
-    ``negatives_per_positive`` other quotes of the same collection per positive (seeded)."""
+                   exclude: Sequence[str], splitter: SplitterParams, params: TrainingParams,
+                   rerank: RerankParams | None = None) -> tuple[TrainingPairs, TrainingPairs]:
+    """``(train, heldout)`` pairs from the collections of ``questions`` whose id is not in
+    ``exclude``, the sources taken in turn: each eligible question (one with supporting and
+    other quotes) goes to the held-out set (``heldout_share`` of them, :func:`is_heldout`) or
+    to training; training stops at ``max_pairs`` pairs, the held-out set at
+    ``heldout_pairs``. No question gives pairs to both."""
+    rerank = rerank or RerankParams()
     rng = np.random.default_rng(params.seed)
     supporting = set(passages.loc[passages["is_supporting"].astype(bool), "passage_id"])
     docs = dict(tuple(documents.groupby("collection_id", sort=False)))
     texts = dict(tuple(passages.groupby("collection_id", sort=False)))
     skip = set(exclude)
-    qs, quotes, labels, used = [], [], [], 0
-    for q in questions.itertuples(index=False):
+    train, heldout = TrainingPairs(), TrainingPairs()
+    eligible = 0
+    for q in interleave_sources(questions):
+        if len(train) >= params.max_pairs and len(heldout) >= params.heldout_pairs:
+            break
         if q.question_id in skip or q.collection_id not in docs or q.collection_id not in texts:
+            continue
+        target = heldout if is_heldout(eligible, params.heldout_share) else train
+        limit = params.heldout_pairs if target is heldout else params.max_pairs
+        if len(target) >= limit:
+            eligible += 1
             continue
         pool = [quote for page in collection_pages(docs[q.collection_id], texts[q.collection_id])
                 for quote in paragraph_splitter(page, splitter.min_tokens, splitter.max_tokens)]
-        positive = [p for p in pool if supporting & set(p.passage_ids)]
-        negative = [p for p in pool if not supporting & set(p.passage_ids)]
-        if not positive or not negative:
+        made = question_pairs(q.question, pool, supporting, params, rng, rerank.bm25_k1,
+                              rerank.bm25_b)
+        if not made:
             continue
-        take = min(len(negative), params.negatives_per_positive * len(positive))
-        chosen = [negative[i] for i in sorted(rng.choice(len(negative), take, replace=False))]
-        for quote, label in [(p, 1.0) for p in positive] + [(n, 0.0) for n in chosen]:
-            qs.append(q.question)
-            quotes.append(quote.text)
-            labels.append(label)
-        used += 1
-        if len(labels) >= params.max_pairs:
-            break
-    n = min(len(labels), params.max_pairs)
-    logger.info("cross-encoder training pairs: %d (%d positive) from %d questions not read",
-                n, int(sum(labels[:n])), used)
-    return TrainingPairs(qs[:n], quotes[:n], labels[:n], used)
+        eligible += 1
+        target.add(q.question_id, q.question, made[:limit - len(target)])
+    logger.info("cross-encoder pairs: %d for training (%d positive, %d questions), %d held out "
+                "(%d positive, %d questions), from questions not read", len(train),
+                int(sum(train.labels)), train.n_questions, len(heldout),
+                int(sum(heldout.labels)), heldout.n_questions)
+    return train, heldout
 
 
 def train_cross_encoder(pairs: TrainingPairs, params: TrainingParams):
@@ -95,9 +157,12 @@ def train_cross_encoder(pairs: TrainingPairs, params: TrainingParams):
     warmup = max(1, int(params.warmup_ratio * total))
     schedule = torch.optim.lr_scheduler.LambdaLR(optimiser, lambda step: min(
         (step + 1) / warmup, max(0.0, (total - step) / max(1, total - warmup))))
-    loss_fn = torch.nn.BCEWithLogitsLoss()
-    rng = np.random.default_rng(params.seed)
     labels = torch.tensor(pairs.labels, dtype=torch.float32)
+    positives = float(labels.sum())
+    # balanced loss: positives weigh as much as negatives in all
+    weight = (len(labels) - positives) / positives if params.balance and positives else 1.0
+    loss_fn = torch.nn.BCEWithLogitsLoss(pos_weight=torch.tensor(weight))
+    rng = np.random.default_rng(params.seed)
     with tqdm(total=total, desc="train cross-encoder", leave=False, disable=None) as bar:
         for _ in range(params.epochs):
             order = rng.permutation(len(pairs))
@@ -121,3 +186,15 @@ def train_cross_encoder(pairs: TrainingPairs, params: TrainingParams):
     logger.info("cross-encoder trained on %d pairs, %d epoch(s), on %s in %.1f s", len(pairs),
                 params.epochs, device, seconds)
     return model, seconds
+
+
+def pairs_auc(cross_encoder, pairs: TrainingPairs, batch_size: int = 32) -> float:
+    """ROC AUC of the cross-encoder's scores on ``pairs`` (NaN without both labels)."""
+    from sklearn.metrics import roc_auc_score
+
+    from kgp_kedro.ewek.rerank import pair_scores
+
+    if len(set(pairs.labels)) < 2:
+        return math.nan
+    scores = pair_scores(cross_encoder, list(zip(pairs.questions, pairs.quotes)), batch_size)
+    return float(roc_auc_score(pairs.labels, scores))

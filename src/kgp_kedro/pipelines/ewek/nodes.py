@@ -12,34 +12,56 @@ from kgp_kedro.ewek.params import EwekParams
 
 logger = logging.getLogger(__name__)
 
-TRAINING_COLUMNS = ["pairs", "positives", "questions", "seconds", "device", "base_model"]
+TRAINING_COLUMNS = ["pairs", "positives", "questions", "heldout_pairs", "heldout_questions",
+                    "heldout_auc", "min_auc", "guard_fired", "epochs", "learning_rate",
+                    "hard_negatives", "seconds", "device", "base_model"]
 
 
 def train_reranker(questions: pd.DataFrame, documents: pd.DataFrame, passages: pd.DataFrame,
                    qa_questions: pd.DataFrame, ewek: dict[str, Any]):
     """``ewek_cross_encoder`` and ``ewek_training``: the MiniLM cross-encoder trained on the
     supporting-fact labels of the questions that are not read (``qa_questions`` excluded), and
-    its pairs and training time."""
-    from kgp_kedro.ewek.training import train_cross_encoder, training_pairs
+    its report: pairs, epochs, training time, AUC on the held-out questions' pairs and whether
+    the rerank guard fired (AUC below ``rerank.min_auc``: the quotes keep the filter's order)."""
+    from kgp_kedro.ewek.rerank import guard_fires
+    from kgp_kedro.ewek.training import pairs_auc, train_cross_encoder, training_pairs
     from kgp_kedro.models.devices import resolve_device
 
     params = validate(EwekParams, ewek, "ewek")
-    pairs = training_pairs(questions, documents, passages, qa_questions["question_id"].tolist(),
-                           params.splitter, params.training)
-    model, seconds = train_cross_encoder(pairs, params.training)
+    tp, rr = params.training, params.rerank
+    pairs, heldout = training_pairs(questions, documents, passages,
+                                    qa_questions["question_id"].tolist(), params.splitter, tp, rr)
+    model, seconds = train_cross_encoder(pairs, tp)
+    auc = pairs_auc(model, heldout, rr.batch_size)
+    fired = guard_fires(auc, rr.min_auc)
+    if fired:
+        logger.warning("ewek: the trained cross-encoder's AUC on %d held-out pairs is %.3f, "
+                       "below rerank.min_auc %.2f: the quotes keep the %s filter's order (no "
+                       "rerank); train longer (ewek.training) or name a cross-encoder "
+                       "(ewek.rerank.cross_encoder)", len(heldout), auc, rr.min_auc, rr.filter)
+    else:
+        logger.info("ewek: the trained cross-encoder's AUC on %d held-out pairs is %.3f "
+                    "(rerank.min_auc %.2f): it reranks the quotes", len(heldout), auc,
+                    rr.min_auc)
     info = pd.DataFrame([{"pairs": len(pairs), "positives": int(sum(pairs.labels)),
-                          "questions": pairs.n_questions, "seconds": seconds,
-                          "device": resolve_device(params.training.device),
-                          "base_model": params.training.base_model}], columns=TRAINING_COLUMNS)
+                          "questions": pairs.n_questions, "heldout_pairs": len(heldout),
+                          "heldout_questions": heldout.n_questions, "heldout_auc": auc,
+                          "min_auc": rr.min_auc, "guard_fired": fired, "epochs": tp.epochs,
+                          "learning_rate": tp.learning_rate,
+                          "hard_negatives": tp.hard_negatives, "seconds": seconds,
+                          "device": resolve_device(tp.device), "base_model": tp.base_model}],
+                        columns=TRAINING_COLUMNS)
     return model, info
 
 
 def answer_with_ewek(qa_questions: pd.DataFrame, documents: pd.DataFrame,
                      passages: pd.DataFrame, ewek: dict[str, Any], encoder: dict[str, Any],
-                     llm: dict[str, Any], cross_encoder: Any = None):
+                     llm: dict[str, Any], cross_encoder: Any = None,
+                     training: pd.DataFrame | None = None):
     """``ewek_quotes``, ``ewek_triples`` and one ``answers_<method>`` per ``ewek.methods``
-    entry. ``cross_encoder``: the trained model (its folder, or the model in memory); when
-    ``ewek.rerank.cross_encoder`` names a model, that one is loaded instead."""
+    entry. ``cross_encoder``: the trained model (its folder, or the model in memory) and
+    ``training`` its report: when its guard fired, no rerank (the filter's order is kept);
+    when ``ewek.rerank.cross_encoder`` names a model, that one is loaded instead."""
     from kgp_kedro.ewek.facts_graph import make_extractor
     from kgp_kedro.ewek.rerank import load_cross_encoder
     from kgp_kedro.ewek.run import run_ewek
@@ -49,6 +71,8 @@ def answer_with_ewek(qa_questions: pd.DataFrame, documents: pd.DataFrame,
     params = validate(EwekParams, ewek, "ewek")
     rr = params.rerank
     model = rr.cross_encoder or cross_encoder
+    if rr.cross_encoder is None and training is not None and bool(training["guard_fired"].iloc[0]):
+        model = None   # the guard fired (logged by train_reranker): the filter's order
     if isinstance(model, str):
         model = load_cross_encoder(model, rr.device, rr.max_length)
     encoder_params = validate(EncoderParams, encoder, "encoder")

@@ -19,7 +19,7 @@ def create_pipeline(params) -> Pipeline:
         nodes.append(node(train_reranker, ["questions", "documents", "passages", "qa_questions",
                                            "params:ewek"],
                           ["ewek_cross_encoder", "ewek_training"], name="train_reranker"))
-        inputs["cross_encoder"] = "ewek_cross_encoder"
+        inputs.update(cross_encoder="ewek_cross_encoder", training="ewek_training")
     nodes.append(node(answer_with_ewek, inputs, ["ewek_quotes", "ewek_triples", *answers],
                       name="answer"))
     nodes.append(node(summarise_ewek, ["ewek_quotes", "passages", "params:ewek", *answers],
