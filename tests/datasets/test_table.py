@@ -1,0 +1,35 @@
+"""TableDataset: the kedro-viz preview of a table with list-valued cells (a question's
+answers) is JSON, where pandas.ParquetDataset's hands over numpy arrays."""
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+from kedro_datasets.pandas import ParquetDataset
+
+from kgp_kedro.corpus.readers import read_source_with_skipped
+from kgp_kedro.corpus.schema import QUESTION_COLUMNS
+from kgp_kedro.datasets.table import TableDataset
+from tests.conftest import ROOT
+
+
+@pytest.fixture
+def questions():
+    read = read_source_with_skipped(
+        "hotpotqa", str(ROOT / "data/01_raw/hotpotqa/hotpot_dev_distractor_v1_sample300.json"),
+        "hotpotqa", 3, param_key="ingest.sources[0]")
+    return pd.DataFrame(read.questions, columns=QUESTION_COLUMNS)
+
+
+def test_the_preview_of_a_table_with_list_cells_is_json(tmp_path, questions):
+    path = str(tmp_path / "questions.parquet")
+    TableDataset(filepath=path).save(questions)
+    with pytest.raises(TypeError):   # what kedro-viz got before: numpy arrays in the cells
+        json.dumps(ParquetDataset(filepath=path).preview(nrows=2))
+    preview = TableDataset(filepath=path).preview(nrows=2)
+    json.dumps(preview)
+    assert preview["columns"] == list(questions.columns)
+    row = dict(zip(preview["columns"], preview["data"][0]))
+    assert row["question"] == questions["question"].iloc[0]
+    assert row["answers"] == list(questions["answers"].iloc[0])
