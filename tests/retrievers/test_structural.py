@@ -16,8 +16,9 @@ from kgp_kedro.graphs.build import build_variant
 from kgp_kedro.graphs.model import Graph
 from kgp_kedro.retrievers.base import Resources
 from kgp_kedro.retrievers.kgp import Kgp
-from kgp_kedro.retrievers.structural import (StructuralQuery, classify_rules,
-                                             parse_router_reply)
+from kgp_kedro.retrievers.structural import (ROUTER_EXAMPLES, StructuralQuery, classify_llm,
+                                             classify_rules, parse_router_reply,
+                                             router_messages)
 from tests.corpus.files import make_docx, make_pdf
 
 
@@ -45,6 +46,42 @@ def test_llm_router_reply_parsing():
     assert parse_router_reply('{"structural": false, "page": 2}') is None
     assert parse_router_reply("I think it is structural") is None
     assert parse_router_reply('{"structural": true, "page": "two"}') is None
+    # a small model may go on after its object, or quote its numbers and booleans
+    assert parse_router_reply('{"structural": true, "page": null, "table": 3, "heading": null}'
+                              '\nQuestion: x\n{"structural": false}') == StructuralQuery(table=3)
+    assert parse_router_reply('{"structural": "true", "page": "4", "table": 0.0}') == \
+        StructuralQuery(page=4, table=0)
+    assert parse_router_reply('{"structural": "no", "page": 4}') is None
+    assert parse_router_reply('{"structural": true, "heading": " Early life "}') == \
+        StructuralQuery(heading="Early life")
+    assert parse_router_reply('{"structural": true, "page": null, "heading": ""}') is None
+    assert parse_router_reply('{"structural": true, "page": 2.5}') is None
+    assert parse_router_reply("[1, 2]") is None
+
+
+def test_llm_router_prompt_holds_its_examples_as_turns_and_the_question_last():
+    messages = router_messages("What is on page 3 of x.pdf?")
+    assert messages[0]["role"] == "system" and "STRUCTURAL" in messages[0]["content"]
+    turns = messages[1:-1]
+    assert [m["role"] for m in turns] == ["user", "assistant"] * len(ROUTER_EXAMPLES)
+    # every example's reply is one the parser reads back as the example's keys
+    for (question, reply), user, assistant in zip(ROUTER_EXAMPLES, turns[::2], turns[1::2]):
+        assert user["content"] == f"Question: {question}"
+        parsed = parse_router_reply(assistant["content"])
+        assert (parsed is not None) == reply["structural"]
+        assert parsed is None or (parsed.page, parsed.table) == (reply["page"], reply["table"])
+    assert messages[-1] == {"role": "user", "content": "Question: What is on page 3 of x.pdf?"}
+
+
+def test_llm_router_with_the_embedded_model(local_llm):
+    """The packaged reader model routes hand-written questions (none of the benchmark's
+    templates, none of the prompt's examples): a page, a numbered table, a content question."""
+    keys = classify_llm(["Summarise page 5 of minutes.pdf.",
+                         "What is the total in Table 4 of accounts.docx?",
+                         "Where was the author of Dracula born?"], local_llm)
+    assert keys[0] is not None and keys[0].page == 5
+    assert keys[1] is not None and keys[1].table == 4
+    assert keys[2] is None
 
 
 @pytest.fixture(scope="module")

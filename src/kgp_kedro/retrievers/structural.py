@@ -8,8 +8,10 @@ passages belonging to that page").
 - :func:`classify_rules` (the default router): a question is structural when it names a page
   (``page 3``, ``the first page``), a table (``Table 2``, ``the second table``, ``the table
   on page 4``) or a quoted heading (``the section "Early life"``); the keys are extracted.
-- :func:`classify_llm`: the paper's LLM router, through the project's LLM client: the LLM
-  answers a JSON object with the same keys.
+- :func:`classify_llm`: the paper's LLM router, through the project's LLM client: a system
+  prompt describing the two classes and the reply's JSON schema, five generic examples as chat
+  turns (:data:`ROUTER_EXAMPLES`), then the question; the LLM answers a JSON object with the
+  same keys (:func:`parse_router_reply`).
 - :func:`structural_visits`: the content of the structural nodes a :class:`StructuralQuery`
   names, in reading order, each visit's path ``(structural node, passage)``.
 """
@@ -66,36 +68,81 @@ def classify_rules(question: str) -> StructuralQuery | None:
     return StructuralQuery(page, table, heading.group(1).strip() if heading else None)
 
 
-ROUTER_PROMPT = (
-    "Does the question ask about the structure of a document (a page, a table or a section "
-    "named in it) or about its content? Reply with one JSON object only: {{\"structural\": "
-    "true or false, \"page\": page number or null, \"table\": table number or null (0 for "
-    "'the table on page N'), \"heading\": section title or null}}.\n\nQuestion: {question}")
+ROUTER_SYSTEM = (
+    "You sort questions asked over a folder of documents (PDF, DOCX, HTML files) into two "
+    "classes.\n"
+    "STRUCTURAL: the question points at a part of a document by its place or label: a page "
+    "(\"page 4\", \"the first page\", \"the last page\"), a table (\"Table 2\", \"the "
+    "second table\", \"the table on page 3\") or a section named in quotes (the section "
+    "\"Results\").\n"
+    "CONTENT: any other question, about facts, people, places or dates, even when a word such "
+    "as table, page or section is used in another sense (a table tennis player, a front page "
+    "story).\n"
+    "Reply with one JSON object only: {\"structural\": true or false, \"page\": the page "
+    "number or null, \"table\": the table number or null, \"heading\": the section title "
+    "or null}. A number is an integer: 1 for first, 2 for second, -1 for last; \"table\" is "
+    "0 for the table(s) of a page when no table number is given.")
+# generic examples (documents and questions of no benchmark), one per kind of key and one of
+# each trap for a content question
+ROUTER_EXAMPLES = (
+    ("What does page 7 of annual_report.pdf say about staff numbers?",
+     {"structural": True, "page": 7, "table": None, "heading": None}),
+    ("In the third table of survey.docx, which region has the most replies?",
+     {"structural": True, "page": None, "table": 3, "heading": None}),
+    ("What do the tables on page 2 of budget.html list?",
+     {"structural": True, "page": 2, "table": 0, "heading": None}),
+    ("Which river flows through the capital of Peru?",
+     {"structural": False, "page": None, "table": None, "heading": None}),
+    ("Who won the table tennis final at the 1988 Olympics?",
+     {"structural": False, "page": None, "table": None, "heading": None}),
+)
+
+
+def router_messages(question: str) -> list[dict[str, str]]:
+    """The LLM router's chat: the two classes and the reply's JSON schema, the generic
+    examples as turns, then the question."""
+    messages = [{"role": "system", "content": ROUTER_SYSTEM}]
+    for example, reply in ROUTER_EXAMPLES:
+        messages += [{"role": "user", "content": f"Question: {example}"},
+                     {"role": "assistant", "content": json.dumps(reply)}]
+    return [*messages, {"role": "user", "content": f"Question: {question}"}]
+
+
+def _integer(value) -> int | None:
+    """An integer key of the reply: an int, an integral float or a string of digits."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and re.fullmatch(r"\s*-?\d+\s*", value):
+        return int(value)
+    return value if isinstance(value, int) else None
 
 
 def parse_router_reply(reply: str) -> StructuralQuery | None:
-    """The keys of an LLM router's JSON reply; None for content or an unreadable reply."""
-    match = re.search(r"\{.*\}", reply, re.DOTALL)
+    """The keys of an LLM router's reply (its first JSON object; a model may go on after it);
+    None for content, a structural reply naming no key, or an unreadable reply."""
+    start = reply.find("{")
     try:
-        data = json.loads(match.group()) if match else {}
+        data = json.JSONDecoder().raw_decode(reply[start:])[0] if start >= 0 else {}
     except json.JSONDecodeError:
         return None
-    if not isinstance(data, dict) or not data.get("structural"):
+    structural = data.get("structural") if isinstance(data, dict) else None
+    if isinstance(structural, str):
+        structural = structural.strip().lower() in ("true", "yes")
+    if structural is not True:
         return None
-
-    def integer(value) -> int | None:
-        return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-    heading = data.get("heading") if isinstance(data.get("heading"), str) else None
-    query = StructuralQuery(integer(data.get("page")), integer(data.get("table")), heading)
+    heading = data.get("heading")
+    heading = heading.strip() if isinstance(heading, str) and heading.strip() else None
+    query = StructuralQuery(_integer(data.get("page")), _integer(data.get("table")), heading)
     return query if (query.page, query.table, query.heading) != (None, None, None) else None
 
 
 def classify_llm(questions: Sequence[str], llm, max_tokens: int = 64
                  ) -> list[StructuralQuery | None]:
     """The paper's LLM router: one call per question through the project's LLM client."""
-    replies = llm.complete_many([[{"role": "user", "content": ROUTER_PROMPT.format(question=q)}]
-                                 for q in questions], max_tokens=max_tokens, desc="route")
+    replies = llm.complete_many([router_messages(q) for q in questions],
+                                max_tokens=max_tokens, desc="route")
     return [parse_router_reply(r.text) for r in replies]
 
 
