@@ -8,6 +8,7 @@ and the run log says once how to get the images; nothing else changes.
 """
 from __future__ import annotations
 
+import atexit
 import functools
 import logging
 import os
@@ -47,6 +48,18 @@ def _say_once_there_is_no_browser() -> None:
                 "BROWSER_PATH)")
 
 
+@functools.cache
+def _kaleido(browser: str):
+    """kaleido with one browser kept open for the whole run (the first figure starts it, ~5 s;
+    each further image takes ~0.5 s), closed when the process exits."""
+    os.environ.setdefault("BROWSER_PATH", browser)
+    import kaleido
+
+    kaleido.start_sync_server(silence_warnings=True)
+    atexit.register(kaleido.stop_sync_server, silence_warnings=True)
+    return kaleido
+
+
 class FigureDataset(HTMLDataset):
     """``plotly.HTMLDataset`` plus static copies: ``static_formats`` (e.g. ``[svg, png]``)
     are written next to the HTML file, with its stem (``qa_figure.html`` ->
@@ -84,10 +97,8 @@ class FigureDataset(HTMLDataset):
         if browser is None:
             _say_once_there_is_no_browser()
             return
-        import plotly.io as pio
-
-        os.environ.setdefault("BROWSER_PATH", browser)
+        kaleido = _kaleido(browser)
         for fmt, path in zip(self._static_formats, self.static_paths(html_path)):
-            image = pio.to_image(data, format=fmt, scale=self._static_scale)
+            image = kaleido.calc_fig_sync(data, opts={"format": fmt, "scale": self._static_scale})
             with self._fs.open(path, mode="wb") as fs_file:
                 fs_file.write(image)
