@@ -18,6 +18,8 @@ from kgp_kedro.holmes.schema import mine_auxiliary_schema, select_auxiliary
 from kgp_kedro.holmes.traversal import level_order, mentions
 from kgp_kedro.llm import LLMClient
 from kgp_kedro.llm.backends import OpenAIBackend
+from kgp_kedro.pipelines.holmes.nodes import mine_auxiliary
+from tests.conftest import MUSIQUE, load
 from tests.llm.fake_openai_server import FakeOpenAIServer
 
 
@@ -245,3 +247,66 @@ def test_a_reply_that_stops_after_its_reasoning_states_its_answer():
     reply = ("Relevant facts: A41 is a major trunk road.\nReasoning: Backford Cross lies on "
              "the A41. Therefore, the answer is A41 road.")
     assert parse_reply(reply) == ("A41 road", None)
+
+
+def _hyper_rows(question_id, rows):
+    """``holmes_hyper_triples`` rows of one question: ``(subject, relation, object, subject
+    type, object type)`` each, read at level 1 from document ``d<i>``."""
+    return pd.DataFrame([(question_id, 1, f"d{i}", 0, "", s, r, o, st, ot,
+                          json.dumps({"source": f"D{i}"}), "", len(rows))
+                         for i, (s, r, o, st, ot) in enumerate(rows)],
+                        columns=holmes.TRIPLE_COLUMNS)
+
+
+def test_the_auxiliary_schema_mined_from_real_questions_is_what_pruning_scores_with(hotpot,
+                                                                                    encoder):
+    questions, _ = hotpot
+    qa, rest = questions.head(6), questions.iloc[6:]
+    params = HolmesParams()
+    embed = lambda texts: encoder.encode(list(texts))  # noqa: E731
+    aux = mine_auxiliary_schema(rest["question"].tolist(), params.spacy_model, 1)
+    assert aux["count"].is_monotonic_decreasing and aux["count"].iloc[0] > 1
+    parsed, calls = holmes.parse_questions(qa, {}, params)
+    schema = holmes.schema_table(qa, parsed, calls, aux, embed, params)
+    chosen = schema[schema["origin"] == "auxiliary"]
+    assert len(chosen), "no question of six selected an auxiliary triple"
+    assert (chosen["similarity"] >= params.auxiliary.min_similarity).all()
+    mined = set(zip(aux["subject_type"], aux["relation"], aux["object_type"]))
+    assert set(zip(chosen["subject_type"], chosen["relation"], chosen["object_type"])) <= mined
+    assert chosen.groupby("question_id").size().max() <= (
+        params.auxiliary.per_relation * schema[schema["origin"] == "question"]
+        .groupby("question_id").size().max())
+
+    # a triple whose relation only the auxiliary schema names: with it, a perfect match (Eq. 1
+    # of a relation with itself); with the question's own schema only, a lower score or none
+    own_rows = schema[schema["origin"] == "question"]
+    pick = next(r for r in chosen.itertuples(index=False)
+                if r.relation not in set(own_rows.loc[own_rows["question_id"] == r.question_id,
+                                                      "relation"]))
+    triples = _hyper_rows(pick.question_id, [
+        ("A", "zzz qqq", "B", pick.subject_type, pick.object_type),
+        ("C", pick.relation, "D", pick.subject_type, pick.object_type)])
+    with_aux = holmes.prune_table(triples, schema, embed, params)
+    assert with_aux.iloc[0]["relation"] == pick.relation
+    assert with_aux.iloc[0]["score"] == pytest.approx(1.0, abs=1e-4)
+    without = holmes.prune_table(triples, schema[schema["origin"] != "auxiliary"], embed,
+                                 params)
+    lost = without[without["relation"] == pick.relation]
+    assert lost.empty or lost["score"].iloc[0] < with_aux.iloc[0]["score"] - 1e-3
+
+
+def test_the_auxiliary_schema_is_mined_from_train_files_or_from_questions_not_read(hotpot):
+    questions, _ = hotpot
+    qa = questions.head(290)   # ten questions are not read
+    spacy_model = HolmesParams().spacy_model
+    not_read = mine_auxiliary(questions, qa, {})
+    expected = mine_auxiliary_schema(questions["question"].iloc[290:].tolist(), spacy_model, 1)
+    pd.testing.assert_frame_equal(not_read, expected)
+    # a train file the user points at wins; max_questions caps it
+    source = {"dataset": "musique", "path": str(MUSIQUE), "limit": 30}
+    from_file = mine_auxiliary(questions, qa, {"auxiliary": {"sources": [source],
+                                                             "max_questions": 20}})
+    musique, _ = load("musique", MUSIQUE, 30)
+    pd.testing.assert_frame_equal(from_file, mine_auxiliary_schema(
+        musique["question"].head(20).tolist(), spacy_model, 1))
+    assert not from_file.equals(not_read)
