@@ -72,7 +72,8 @@ def question_pairs(question: str, pool, supporting: set[str], params: TrainingPa
     """``(quote text, label)`` of one question's collection: every quote holding a supporting
     passage (1), then ``negatives_per_positive`` non-supporting quotes per positive (0), the
     ``hard_negatives`` share of them the ones BM25 (over the whole pool, as the fast filter
-    sees it) scores highest for the question, the rest drawn at random from the others. Empty without a positive or a negative."""
+    sees it) scores highest for the question, the rest drawn at random from the others. Empty
+    without a positive or a negative."""
     positive = [p for p in pool if supporting & set(p.passage_ids)]
     negative = [p for p in pool if not supporting & set(p.passage_ids)]
     if not positive or not negative:
