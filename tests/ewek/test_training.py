@@ -156,7 +156,7 @@ def test_the_guard_fires_below_the_threshold_and_without_a_held_out_auc():
 
 def test_a_fired_guard_keeps_the_filter_order_and_says_so(hotpot_passages, hotpot, caplog):
     """The ewek nodes on real HotpotQA questions: with no question held out the AUC is unknown,
-    so the train node reports the guard fired (a WARNING), and the answer node then keeps the
+    so the train node reports the guard fired (and says so), and the answer node then keeps the
     BM25 filter's order (no rerank score) although it is handed the trained model."""
     from kgp_kedro.pipelines.ewek.nodes import answer_with_ewek, train_reranker
     from tests.llm.fake_openai_server import FakeOpenAIServer
@@ -171,7 +171,7 @@ def test_a_fired_guard_keeps_the_filter_order_and_says_so(hotpot_passages, hotpo
     row = report.iloc[0]
     assert row["heldout_pairs"] == 0 and np.isnan(row["heldout_auc"]) and row["guard_fired"]
     assert row["pairs"] == TINY.max_pairs and row["seconds"] > 0
-    assert any(r.levelname == "WARNING" and "keep the bm25 filter's order" in r.getMessage()
+    assert any(r.levelname == "INFO" and "keep the bm25 filter's order" in r.getMessage()
                for r in caplog.records)
     with FakeOpenAIServer(reply=lambda prompt: "Yes [1]") as server:
         llm = {"backend": "openai", "cache": None,

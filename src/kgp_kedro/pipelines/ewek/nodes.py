@@ -22,7 +22,8 @@ def train_reranker(questions: pd.DataFrame, documents: pd.DataFrame, passages: p
     """``ewek_cross_encoder`` and ``ewek_training``: the MiniLM cross-encoder trained on the
     supporting-fact labels of the questions that are not read (``qa_questions`` excluded), and
     its report: pairs, epochs, training time, AUC on the held-out questions' pairs and whether
-    the rerank guard fired (AUC below ``rerank.min_auc``: the quotes keep the filter's order)."""
+    the rerank guard fired (AUC below ``rerank.min_auc``, a WARNING, or no question held out,
+    INFO: the quotes keep the filter's order)."""
     from kgp_kedro.ewek.rerank import guard_fires
     from kgp_kedro.ewek.training import pairs_auc, train_cross_encoder, training_pairs
     from kgp_kedro.models.devices import resolve_device
@@ -34,7 +35,11 @@ def train_reranker(questions: pd.DataFrame, documents: pd.DataFrame, passages: p
     model, seconds = train_cross_encoder(pairs, tp)
     auc = pairs_auc(model, heldout, rr.batch_size)
     fired = guard_fires(auc, rr.min_auc)
-    if fired:
+    if not len(heldout):
+        logger.info("ewek: too few questions not read to hold any out (ewek.training."
+                    "heldout_share), so the trained cross-encoder's AUC cannot be checked: the "
+                    "quotes keep the %s filter's order (no rerank)", rr.filter)
+    elif fired:
         logger.warning("ewek: the trained cross-encoder's AUC on %d held-out pairs is %.3f, "
                        "below rerank.min_auc %.2f: the quotes keep the %s filter's order (no "
                        "rerank); train longer (ewek.training) or name a cross-encoder "
