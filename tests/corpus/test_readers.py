@@ -188,3 +188,26 @@ def test_unknown_dataset_and_missing_file_are_clear_errors(tmp_path):
         read_source("squad", HOTPOT, "x")
     with pytest.raises(FileNotFoundError, match="nothere.json"):
         read_source("hotpotqa", tmp_path / "nothere.json", "x")
+
+
+def test_2wiki_train_supporting_facts_past_the_paragraph_are_skipped_with_one_info_line(caplog):
+    """The bundled 2Wiki train sample has 6 supporting facts whose sentence id is past their
+    paragraph's end (shared/data/README.md): those sentences are not labelled, the rest of
+    the record is, and the reader says so in one INFO line (no warning on a normal run)."""
+    import logging
+
+    from tests.conftest import ROOT
+
+    path = ROOT / "data/01_raw/2wikimultihopqa/train_sample500.json"
+    caplog.set_level(logging.INFO, logger="kgp_kedro.corpus.readers")
+    questions, documents = read_source("2wikimultihopqa", path, "2wikimultihopqa", None)
+    assert len(questions) == 500
+    said = [r for r in caplog.records if "past their paragraph" in r.getMessage()]
+    assert len(said) == 1 and said[0].levelno == logging.INFO
+    assert said[0].getMessage().count("record ") == 6
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+    record = json.loads(path.read_text())[50]          # ['Prince Hubertus of Hohenzollern', 2]
+    docs = [d for d in documents if d["title"] == "Prince Hubertus of Hohenzollern"
+            and d["collection_id"].endswith(record["_id"])]
+    assert docs and len(docs[0]["sentence_support"]) == 2
+    assert not any(docs[0]["sentence_support"])
