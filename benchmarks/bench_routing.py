@@ -41,6 +41,7 @@ BUNDLED = {"hotpotqa": RAW / "hotpotqa" / "hotpot_dev_distractor_v1_sample300.js
            "musique": RAW / "musique" / "musique_ans_v1.0_dev_sample181.jsonl",
            "2wikimultihopqa": RAW / "2wikimultihopqa" / "dev_sample103.json"}
 SOURCE = "bench"
+PROGRESS_EVERY = 10   # questions routed between two progress lines
 
 
 def _uptime() -> str:
@@ -59,8 +60,10 @@ def named_keys(template: str, structure: dict) -> tuple[int | None, int | None]:
     return named[template]
 
 
-def load_questions(folder: Path, n_content: int, seed: int) -> pd.DataFrame:
-    """The benchmark's structural questions and ``n_content`` bundled content questions."""
+def load_questions(folder: Path, n_content: int, seed: int,
+                   n_structural: int | None = None) -> pd.DataFrame:
+    """The benchmark's structural questions (``n_structural`` of them drawn, seeded; None:
+    all) and ``n_content`` bundled content questions."""
     from kgp_kedro.corpus import read_source
 
     if not (folder / "questions.jsonl").is_file():
@@ -74,6 +77,9 @@ def load_questions(folder: Path, n_content: int, seed: int) -> pd.DataFrame:
             rows.append({"question": record["question"], "template": record["template"],
                          "structural": True, "structure": record["structure"],
                          "page": page, "table": table})
+    if n_structural is not None and n_structural < len(rows):
+        rows = [rows[i] for i in sorted(random.Random(seed).sample(range(len(rows)),
+                                                                   n_structural))]
     bundled = [q["question"] for dataset, path in BUNDLED.items()
                for q in read_source(dataset, path, dataset)[0]]
     for question in random.Random(seed).sample(bundled, min(n_content, len(bundled))):
@@ -167,6 +173,8 @@ def main() -> None:
     parser.add_argument("--folder", type=Path, default=FOLDER)
     parser.add_argument("--content", type=int, default=100,
                         help="bundled content questions drawn (seeded)")
+    parser.add_argument("--structural", type=int, default=None,
+                        help="benchmark structural questions drawn (seeded; default: all)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--budget", type=int, default=30)
     parser.add_argument("--routers", nargs="+", choices=["rules", "llm"],
@@ -175,7 +183,7 @@ def main() -> None:
                         help="llama.cpp threads of the local LLM (default: its own)")
     args = parser.parse_args()
 
-    questions = load_questions(args.folder, args.content, args.seed)
+    questions = load_questions(args.folder, args.content, args.seed, args.structural)
     collection, index = benchmark_kg(args.folder)
     templates = questions["template"].value_counts().to_dict()
     print(f"{len(questions)} questions: {int(questions['structural'].sum())} structural "
@@ -186,7 +194,12 @@ def main() -> None:
         before = _uptime()
         classify, warmup = make_router(name, args.n_threads)
         start = time.perf_counter()
-        keys = classify(questions["question"].tolist())
+        keys, texts = [], questions["question"].tolist()
+        for at in range(0, len(texts), PROGRESS_EVERY):
+            keys += classify(texts[at:at + PROGRESS_EVERY])
+            if name != "rules":
+                print(f"[{name}] routed {len(keys)} / {len(texts)} in "
+                      f"{time.perf_counter() - start:.0f} s", flush=True)
         seconds = time.perf_counter() - start
         after = _uptime()
         rows.append({"router": name, **score(questions, keys, collection, index, args.budget),
