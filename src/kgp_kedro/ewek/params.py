@@ -41,8 +41,8 @@ class TrainingParams(Params):
     max_pairs: PosInt = 600
     heldout_share: Fraction = 0.2   # eligible questions held out (never trained on)
     heldout_pairs: PosInt = 300     # held-out pairs scored for the AUC (bounds its cost)
-    # 2 epochs at 2e-4: held-out AUC 0.714 on the bundled data; 1 epoch at 5e-5 stayed near
-    # chance (0.585 on its own training pairs) and made the rerank worse than BM25
+    # 2 epochs at 2e-4: held-out AUC 0.714 on the bundled data (1 epoch at 5e-5: 0.585 on its
+    # own training pairs); the rerank still lowers recall@k below BM25's (bench_ewek.py)
     epochs: PosInt = 2
     batch_size: PosInt = 16
     learning_rate: float = Field(2e-4, gt=0)
