@@ -2,7 +2,7 @@
 supporting facts, never from questions that are read, held-out questions kept apart, hard
 negatives from the question's own collection; a seeded short training; the model saved as a
 versioned Kedro dataset and loaded back for reranking; the guard that keeps the filter's order
-when the held-out AUC is too low."""
+when the held-out AUC within questions is too low or below the filter's."""
 from __future__ import annotations
 
 import numpy as np
@@ -11,11 +11,11 @@ import pytest
 import pandas as pd
 
 from kgp_kedro.corpus import build_collections, split_passages
-from kgp_kedro.ewek.params import SplitterParams, TrainingParams
+from kgp_kedro.ewek.params import RerankParams, SplitterParams, TrainingParams
 from kgp_kedro.ewek.quotes import collection_pages, paragraph_splitter
 from kgp_kedro.ewek.rerank import cross_scores, guard_fires, load_cross_encoder
-from kgp_kedro.ewek.training import (is_heldout, question_pairs, train_cross_encoder,
-                                     training_pairs)
+from kgp_kedro.ewek.training import (TrainingPairs, filter_auc, is_heldout, question_auc,
+                                     question_pairs, train_cross_encoder, training_pairs)
 from kgp_kedro.search.lexical import Bm25Index
 
 TINY = TrainingParams(max_pairs=8, negatives_per_positive=1, batch_size=8, max_length=64,
@@ -149,9 +149,36 @@ def test_ewek_answers_one_llm_call_a_question_with_checked_citations(hotpot_pass
     assert (per_depth <= 3).all() and triples["depth"].max() <= 3
 
 
-def test_the_guard_fires_below_the_threshold_and_without_a_held_out_auc():
+def test_the_guard_fires_below_the_threshold_below_the_filter_and_without_a_held_out_auc():
     assert guard_fires(0.59, 0.6) and not guard_fires(0.6, 0.6) and not guard_fires(0.9, 0.6)
     assert guard_fires(float("nan"), 0.0)   # no held-out pairs: the AUC cannot be checked
+    assert guard_fires(0.7, 0.6, 0.8) and not guard_fires(0.8, 0.6, 0.8)   # worse than BM25
+    assert not guard_fires(0.7, 0.6, float("nan"))   # the filter's AUC unknown (minilm filter)
+
+
+def test_the_auc_is_within_questions_by_hand():
+    """Two questions: q1's positive outranks both its negatives (AUC 1), q2's positive
+    outranks one of its two negatives (AUC 0.5); mean 0.75. Pooled, the same scores give
+    4/6 ≈ 0.667 (q2's positive sits below q1's negatives), which is why the guard uses the
+    mean within questions. q3 has no positive and is left out."""
+    made = TrainingPairs()
+    made.add("q1", "Q1", [("a", 1.0), ("b", 0.0), ("c", 0.0)])
+    made.add("q2", "Q2", [("d", 1.0), ("e", 0.0), ("f", 0.0)])
+    made.add("q3", "Q3", [("g", 0.0)])
+    scores = [9.0, 8.0, 7.0, 3.0, 4.0, 1.0, 5.0]
+    assert question_auc(made, scores) == pytest.approx(0.75)
+
+
+def test_the_filter_auc_is_bm25_within_each_question():
+    """BM25 over each question's own quotes: the quote sharing the question's rare words
+    ranks first (AUC 1); a question whose positive shares no word with it ties at 0.5."""
+    made = TrainingPairs()
+    made.add("q1", "Which river flows through Vienna?",
+             [("The Danube flows through Vienna.", 1.0), ("Paris is in France.", 0.0),
+              ("Cats sleep a lot.", 0.0)])
+    made.add("q2", "Who wrote it?", [("Tolstoy.", 1.0), ("Berlin.", 0.0)])
+    assert filter_auc(made, RerankParams()) == pytest.approx(0.75)
+    assert np.isnan(filter_auc(made, RerankParams(filter="minilm")))
 
 
 def test_a_fired_guard_keeps_the_filter_order_and_says_so(hotpot_passages, hotpot, caplog):

@@ -41,8 +41,9 @@ class TrainingParams(Params):
     max_pairs: PosInt = 600
     heldout_share: Fraction = 0.2   # eligible questions held out (never trained on)
     heldout_pairs: PosInt = 300     # held-out pairs scored for the AUC (bounds its cost)
-    # 2 epochs at 2e-4: held-out AUC 0.714 on the bundled data (1 epoch at 5e-5: 0.585 on its
-    # own training pairs); the rerank still lowers recall@k below BM25's (bench_ewek.py)
+    # 2 epochs at 2e-4: pooled held-out AUC 0.714 on the bundled data (1 epoch at 5e-5: 0.585
+    # on its own training pairs), yet the rerank lowered recall@k below BM25's (bench_ewek.py):
+    # the guard compares AUCs within questions, against the filter's
     epochs: PosInt = 2
     batch_size: PosInt = 16
     learning_rate: float = Field(2e-4, gt=0)
@@ -67,8 +68,9 @@ class RerankParams(Params):
     max_length: PosInt = 256
     batch_size: PosInt = 32
     device: str = "auto"
-    # guard: the trained cross-encoder reorders the quotes only when its AUC on held-out
-    # questions' pairs reaches this; below it the fast filter's order is kept (logged)
+    # guard: the trained cross-encoder reorders the quotes only when its AUC within held-out
+    # questions reaches this and the fast filter's AUC on the same pairs; else the filter's
+    # order is kept (logged)
     min_auc: Fraction = 0.6
 
 

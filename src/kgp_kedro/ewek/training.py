@@ -189,13 +189,41 @@ def train_cross_encoder(pairs: TrainingPairs, params: TrainingParams):
     return model, seconds
 
 
-def pairs_auc(cross_encoder, pairs: TrainingPairs, batch_size: int = 32) -> float:
-    """ROC AUC of the cross-encoder's scores on ``pairs`` (NaN without both labels)."""
+def question_auc(pairs: TrainingPairs, scores: Sequence[float]) -> float:
+    """Mean over the questions of ``pairs`` (those with supporting and other quotes) of the
+    ROC AUC of ``scores`` within the question: how well they rank a question's supporting
+    quotes above its others, which is what a rerank does (a pooled AUC also rewards telling
+    questions apart). NaN when no question has both labels."""
     from sklearn.metrics import roc_auc_score
 
+    frame = pd.DataFrame({"q": pairs.question_ids, "label": pairs.labels, "score": scores})
+    aucs = [roc_auc_score(part["label"], part["score"]) for _, part in frame.groupby("q")
+            if part["label"].nunique() == 2]
+    return float(np.mean(aucs)) if aucs else math.nan
+
+
+def pairs_auc(cross_encoder, pairs: TrainingPairs, batch_size: int = 32) -> float:
+    """:func:`question_auc` of the cross-encoder's scores on ``pairs``."""
     from kgp_kedro.ewek.rerank import pair_scores
 
     if len(set(pairs.labels)) < 2:
         return math.nan
-    scores = pair_scores(cross_encoder, list(zip(pairs.questions, pairs.quotes)), batch_size)
-    return float(roc_auc_score(pairs.labels, scores))
+    return question_auc(pairs, pair_scores(cross_encoder, list(zip(pairs.questions, pairs.quotes)),
+                                           batch_size))
+
+
+def filter_auc(pairs: TrainingPairs, rerank: RerankParams) -> float:
+    """:func:`question_auc` of the BM25 fast filter's scores on ``pairs`` (each question's
+    quotes scored against it, BM25 over that question's quotes): the order a rerank must beat.
+    NaN for the ``minilm`` filter (its vectors are not computed here)."""
+    from kgp_kedro.search.lexical import Bm25Index
+
+    if rerank.filter != "bm25" or len(set(pairs.labels)) < 2:
+        return math.nan
+    scores = np.zeros(len(pairs))
+    rows = pd.DataFrame({"q": pairs.question_ids, "question": pairs.questions})
+    for _, part in rows.groupby("q"):
+        at = part.index.to_numpy()
+        index = Bm25Index([pairs.quotes[i] for i in at], rerank.bm25_k1, rerank.bm25_b)
+        scores[at] = index.scores(part["question"].iloc[0])
+    return question_auc(pairs, scores)
