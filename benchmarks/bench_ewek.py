@@ -74,7 +74,8 @@ def main() -> None:
     print(f"cross-encoder: {row.pairs} pairs ({row.positives} positive) from {row.questions} "
           f"questions, {row.epochs} epoch(s), lr {row.learning_rate:g}, hard negatives "
           f"{row.hard_negatives:g}: {row.seconds:.0f} s on {row.device}")
-    print(f"held-out AUC {row.heldout_auc:.3f} on {row.heldout_pairs} pairs of "
+    print(f"held-out AUC within questions {row.heldout_auc:.3f} (the filter's "
+          f"{row.heldout_filter_auc:.3f}) on {row.heldout_pairs} pairs of "
           f"{row.heldout_questions} questions (guard min_auc {row.min_auc:g}: "
           f"{'FIRED, the pipeline keeps the filter order' if row.guard_fired else 'passed'})")
     print(load_line())
