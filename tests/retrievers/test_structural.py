@@ -55,6 +55,14 @@ def test_llm_router_reply_parsing():
     assert parse_router_reply('{"structural": true, "heading": " Early life "}') == \
         StructuralQuery(heading="Early life")
     assert parse_router_reply('{"structural": true, "page": null, "heading": ""}') is None
+    # a heading the question does not name is dropped (the 0.5B router invents them)
+    invented = '{"structural": true, "page": null, "table": 2, "heading": "Empress Wang\'s spouse"}'
+    assert parse_router_reply(invented, "What does Table 2 of Wang.pdf give as the date?") == \
+        StructuralQuery(table=2)
+    named = '{"structural": true, "heading": "early life"}'
+    assert parse_router_reply(named, 'What does the section "Early life" say?') == \
+        StructuralQuery(heading="early life")
+    assert parse_router_reply('{"structural": true, "heading": "Awards"}', "Summarise it.") is None
     assert parse_router_reply('{"structural": true, "page": 2.5}') is None
     assert parse_router_reply("[1, 2]") is None
 

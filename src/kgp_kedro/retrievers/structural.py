@@ -119,9 +119,11 @@ def _integer(value) -> int | None:
     return value if isinstance(value, int) else None
 
 
-def parse_router_reply(reply: str) -> StructuralQuery | None:
+def parse_router_reply(reply: str, question: str | None = None) -> StructuralQuery | None:
     """The keys of an LLM router's reply (its first JSON object; a model may go on after it);
-    None for content, a structural reply naming no key, or an unreadable reply."""
+    None for content, a structural reply naming no key, or an unreadable reply. Given the
+    ``question``, a heading is kept only when the question names it (a small model invents
+    section titles, and an invented one empties the section filter)."""
     start = reply.find("{")
     try:
         data = json.JSONDecoder().raw_decode(reply[start:])[0] if start >= 0 else {}
@@ -134,6 +136,11 @@ def parse_router_reply(reply: str) -> StructuralQuery | None:
         return None
     heading = data.get("heading")
     heading = heading.strip() if isinstance(heading, str) and heading.strip() else None
+    if heading is not None and question is not None:
+        from rapidfuzz import fuzz
+
+        if fuzz.partial_ratio(heading.lower(), question.lower()) < HEADING_MATCH:
+            heading = None
     query = StructuralQuery(_integer(data.get("page")), _integer(data.get("table")), heading)
     return query if (query.page, query.table, query.heading) != (None, None, None) else None
 
@@ -143,7 +150,7 @@ def classify_llm(questions: Sequence[str], llm, max_tokens: int = 64
     """The paper's LLM router: one call per question through the project's LLM client."""
     replies = llm.complete_many([router_messages(q) for q in questions],
                                 max_tokens=max_tokens, desc="route")
-    return [parse_router_reply(r.text) for r in replies]
+    return [parse_router_reply(r.text, q) for q, r in zip(questions, replies)]
 
 
 @dataclass(frozen=True)
