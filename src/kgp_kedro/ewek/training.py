@@ -148,8 +148,22 @@ def train_cross_encoder(pairs: TrainingPairs, params: TrainingParams):
     start = time.perf_counter()
     torch.manual_seed(params.seed)
     device = resolve_device(params.device)
-    model = CrossEncoder(resolve_model_path(params.base_model), num_labels=1, device=device,
-                         max_length=params.max_length)
+    from transformers.utils import logging as hf_logging
+
+    # a cross-encoder made from a bi-encoder checkpoint: sentence-transformers warns that it
+    # converts it and transformers that the classifier is missing; both expected (a new head)
+    st_logger = logging.getLogger("sentence_transformers")
+    verbosity, st_level = hf_logging.get_verbosity(), st_logger.level
+    hf_logging.set_verbosity_error()
+    st_logger.setLevel(logging.ERROR)
+    try:
+        model = CrossEncoder(resolve_model_path(params.base_model), num_labels=1, device=device,
+                             max_length=params.max_length)
+    finally:
+        hf_logging.set_verbosity(verbosity)
+        st_logger.setLevel(st_level)
+    logger.info("cross-encoder: %s with a new one-logit head, trained on %d pairs",
+                params.base_model, len(pairs))
     model.train()
     optimiser = torch.optim.AdamW(model.parameters(), lr=params.learning_rate,
                                   weight_decay=0.01)
