@@ -230,8 +230,6 @@ def filter_auc(pairs: TrainingPairs, rerank: RerankParams) -> float:
     """:func:`question_auc` of the BM25 fast filter's scores on ``pairs`` (each question's
     quotes scored against it, BM25 over that question's quotes): the order a rerank must beat.
     NaN for the ``minilm`` filter (its vectors are not computed here)."""
-    from kgp_kedro.search.lexical import Bm25Index
-
     if rerank.filter != "bm25" or len(set(pairs.labels)) < 2:
         return math.nan
     scores = np.zeros(len(pairs))

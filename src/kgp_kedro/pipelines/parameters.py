@@ -115,5 +115,7 @@ class ConfigLoader(OmegaConfigLoader):
         if key == "catalog":  # the raw layer: a dataset per ingest.sources entry (catalog.yml wins)
             from kgp_kedro.datasets.raw_source import raw_source_catalog
 
-            return {**raw_source_catalog(self["parameters"]), **value}
+            # the merged parameters, not self["parameters"]: only ingest is read (and validated
+            # there), so the whole tree is not completed and validated a second time
+            return {**raw_source_catalog(super().__getitem__("parameters")), **value}
         return value

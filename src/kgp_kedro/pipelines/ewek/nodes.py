@@ -13,8 +13,8 @@ from kgp_kedro.ewek.params import EwekParams
 logger = logging.getLogger(__name__)
 
 TRAINING_COLUMNS = ["pairs", "positives", "questions", "heldout_pairs", "heldout_questions",
-                    "heldout_auc", "heldout_filter_auc", "min_auc", "guard_fired", "epochs", "learning_rate",
-                    "hard_negatives", "seconds", "device", "base_model"]
+                    "heldout_auc", "heldout_filter_auc", "min_auc", "guard_fired", "epochs",
+                    "learning_rate", "hard_negatives", "seconds", "device", "base_model"]
 
 
 def train_reranker(questions: pd.DataFrame, documents: pd.DataFrame, passages: pd.DataFrame,
