@@ -1,6 +1,6 @@
 """EWEK-QA's reranker on the bundled data: the cross-encoder the ewek stage trains (its pairs,
-training time and AUC on held-out questions' pairs, and whether the rerank guard fired), and the
-supporting-passage recall@k of the quotes in the fast filter's order against the trained
+training time, AUC and recall@k on held-out questions, and whether the rerank guard fired), and
+the supporting-passage recall@k of the quotes in the fast filter's order against the trained
 cross-encoder's order, on the first --per-source questions of HotpotQA and MuSiQue (never trained
 on: they stand for ``qa_questions``).
 
@@ -9,10 +9,11 @@ on: they stand for ``qa_questions``).
 
 The project's parameters (conf/base + KEDRO_ENV) and the pipelines' own nodes: ingest and
 passages run in memory, then the ewek stage's ``train_reranker`` node, then its quote selection
-(``select_quotes``) per question, without the LLM. The recall after rerank is that of the
-trained model whether or not the guard fired (with the guard fired the pipeline keeps the
-filter's order). EWEK-QA's LLM calls per question need no run: ToG-E calls no LLM and the
-composer one, so 1 (tests/ewek/test_training.py asserts it).
+(``select_quotes``) per question (:func:`kgp_kedro.ewek.guard.recall_before_after`), without
+the LLM. The recall after rerank is that of the trained model whether or not the guard fired
+(with the guard fired the pipeline keeps the filter's order). EWEK-QA's LLM calls per question
+need no run: ToG-E calls no LLM and the composer one, so 1 (tests/ewek/test_training.py
+asserts it).
 """
 from __future__ import annotations
 
@@ -27,10 +28,8 @@ import yaml
 
 from kgp_kedro.config.sections import EncoderParams
 from kgp_kedro.ewek.params import EwekParams
-from kgp_kedro.ewek.quotes import collection_pages
-from kgp_kedro.ewek.rerank import rerank
-from kgp_kedro.ewek.run import Embedder, select_quotes
-from kgp_kedro.ewek.summary import recall_at_k
+from kgp_kedro.ewek.guard import recall_before_after
+from kgp_kedro.ewek.run import Embedder
 from kgp_kedro.models.embeddings import LazyEncoder, embedding_cache
 from kgp_kedro.pipelines.ewek.nodes import train_reranker
 from kgp_kedro.pipelines.in_memory import run_chain
@@ -69,49 +68,39 @@ def main() -> None:
     questions, documents, passages = data["questions"], data["documents"], data["passages"]
     qa = data["qa_questions"]
     params = EwekParams.model_validate(raw["ewek"])
-    model, report = train_reranker(questions, documents, passages, qa, raw["ewek"])
+    model, report = train_reranker(questions, documents, passages, qa, raw["ewek"],
+                                   raw["embed"]["encoders"][params.encoder])
     row = report.iloc[0]
     print(f"cross-encoder: {row.pairs} pairs ({row.positives} positive) from {row.questions} "
           f"questions, {row.epochs} epoch(s), lr {row.learning_rate:g}, hard negatives "
           f"{row.hard_negatives:g}: {row.seconds:.0f} s on {row.device}")
-    print(f"held-out AUC within questions {row.heldout_auc:.3f} (the filter's "
-          f"{row.heldout_filter_auc:.3f}) on {row.heldout_pairs} pairs of "
-          f"{row.heldout_questions} questions (guard min_auc {row.min_auc:g}: "
-          f"{'FIRED, the pipeline keeps the filter order' if row.guard_fired else 'passed'})")
+    print(f"held-out ({row.heldout_questions} questions): AUC within questions "
+          f"{row.heldout_auc:.3f} on {row.heldout_pairs} pairs (min_auc {row.min_auc:g}); "
+          f"recall@{row.recall_k} {row.heldout_recall_filter:.3f} in the filter's order, "
+          f"{row.heldout_recall_rerank:.3f} reranked: guard "
+          f"{'FIRED, the pipeline keeps the filter order' if row.guard_fired else 'passed'}")
     print(load_line())
 
     encoder = EncoderParams.model_validate(raw["embed"]["encoders"][params.encoder])
     lazy = LazyEncoder(encoder)
     cache = embedding_cache(encoder.cache_dir, lazy)   # the project's: a re-run encodes nothing
-    embed = Embedder(lazy, cache)
-    gold = {cid: set(g["passage_id"]) for cid, g in
-            passages[passages["is_supporting"].astype(bool)].groupby("collection_id")}
-    docs = dict(tuple(documents.groupby("collection_id", sort=False)))
-    texts = dict(tuple(passages.groupby("collection_id", sort=False)))
-    rows, rerank_seconds = [], 0.0
-    for q in qa[qa["source"].isin(SOURCES)].itertuples(index=False):
-        pages = collection_pages(docs[q.collection_id], texts[q.collection_id])
-        selection = select_quotes(q.question, pages, embed, None, params)   # filter order
-        ids = [quote.passage_ids for quote in selection.filtered]
-        start = time.perf_counter()
-        order, _ = rerank(model, q.question, [quote.text for quote in selection.filtered],
-                          params.rerank.batch_size)
-        rerank_seconds += time.perf_counter() - start
-        g = gold.get(q.collection_id, set())
-        for k in KS:
-            rows.append({"source": q.source, "k": k,
-                         "filter": recall_at_k(ids, g, k),
-                         "rerank": recall_at_k([ids[i] for i in order], g, k)})
-    table = pd.DataFrame(rows).groupby(["source", "k"], sort=False)[["filter", "rerank"]]
-    counts = pd.DataFrame(rows).groupby("source")["k"].count() // len(KS)
+    start = time.perf_counter()
+    try:
+        rows = recall_before_after(qa[qa["source"].isin(SOURCES)], documents, passages,
+                                   Embedder(lazy, cache), model, params, KS)
+    finally:
+        if cache is not None:
+            cache.close()
+    seconds = time.perf_counter() - start
+    table = rows.groupby(["source", "k"], sort=False)[["filter", "rerank"]]
+    counts = rows.groupby("source")["question_id"].nunique()
     print(f"\nsupporting-passage recall@k of the {params.rerank.filter} filter's top "
-          f"{params.rerank.filter_top} quotes, filter order -> cross-encoder order "
-          f"({rerank_seconds / max(1, len(rows) // len(KS)):.2f} s rerank a question)")
+          f"{params.rerank.filter_top} quotes of the questions read, filter order -> "
+          f"cross-encoder order ({seconds / max(1, counts.sum()):.2f} s a question: select "
+          f"and rerank; whether or not the guard fired)")
     for (source, k), means in table.mean().iterrows():
         print(f"  {source:9s} ({counts[source]} q) recall@{k:<2d} {means['filter']:.3f} -> "
               f"{means['rerank']:.3f} ({means['rerank'] - means['filter']:+.3f})")
-    if cache is not None:
-        cache.close()
     print(f"EWEK-QA LLM calls per question: 1 (ToG-E none, the composer one); ToG up to "
           f"2ND + D + 1 = {2 * params.tog.width * params.tog.depth + params.tog.depth + 1}")
     print(load_line())

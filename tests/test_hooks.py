@@ -40,3 +40,17 @@ def test_a_missing_raw_source_stops_the_run_before_any_node_naming_the_key(tmp_p
         run_pipeline(project, "ingest", runtime_params=runtime)
     written = [p for p in (project / "data").rglob("*") if p.is_file() and "01_raw" not in p.parts]
     assert written == []
+
+
+@pytest.mark.parametrize("stage,block", [("ewek", "training"), ("holmes", "auxiliary")])
+def test_a_missing_train_file_stops_the_run_before_any_node_naming_the_key(tmp_path, stage,
+                                                                         block):
+    project = make_project(tmp_path)
+    runtime = {stage: {block: {"sources": [
+        {"dataset": "hotpotqa", "path": "data/01_raw/hotpotqa/missing_train.json"}]}}}
+    with pytest.raises(FileNotFoundError, match=rf"^{stage}\.{block}\.sources\[0\]\.path: "
+                                                r"hotpotqa train file not found: "
+                                                r"data/01_raw/hotpotqa/missing_train\.json"):
+        run_pipeline(project, stage, runtime_params=runtime)
+    written = [p for p in (project / "data").rglob("*") if p.is_file() and "01_raw" not in p.parts]
+    assert written == []

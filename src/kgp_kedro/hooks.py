@@ -30,18 +30,34 @@ class ValidateParameters:
 
 
 class RawSourcesExist:
-    """A raw source the run reads (``raw_<source>``: an ``ingest.sources`` entry) whose path
-    does not exist stops the run before any node, naming the parameter key; registered last in
-    ``settings.HOOKS`` so that it runs before the other hooks' ``before_pipeline_run``."""
+    """A raw source the run reads whose path does not exist stops the run before any node,
+    naming the parameter key: a ``raw_<source>`` dataset (an ``ingest.sources`` entry), or a
+    train file of a stage the run includes (``ewek.training.sources``,
+    ``holmes.auxiliary.sources``). Registered last in ``settings.HOOKS`` so that it runs before
+    the other hooks' ``before_pipeline_run``."""
+
+    TRAIN_FILES = {"params:ewek": ("training", "sources"),
+                   "params:holmes": ("auxiliary", "sources")}
 
     @hook_impl
     def before_pipeline_run(self, run_params, pipeline, catalog) -> None:
+        from pathlib import Path
+
         from kgp_kedro.datasets.raw_source import RawSourceDataset
 
-        for name in sorted(pipeline.inputs()):
+        inputs = pipeline.inputs()
+        for name in sorted(inputs):
             dataset = catalog.get(name) if name in catalog else None
             if isinstance(dataset, RawSourceDataset):
                 dataset.check_exists()
+        for name, (block, key) in self.TRAIN_FILES.items():
+            if name not in inputs or name not in catalog:
+                continue
+            for i, source in enumerate((catalog.load(name).get(block) or {}).get(key) or []):
+                if not Path(source["path"]).exists():
+                    raise FileNotFoundError(
+                        f"{name.removeprefix('params:')}.{block}.{key}[{i}].path: "
+                        f"{source.get('dataset')} train file not found: {source['path']}")
 
 
 class CredentialsToEnvironment:

@@ -2,7 +2,8 @@
 supporting facts, never from questions that are read, held-out questions kept apart, hard
 negatives from the question's own collection; a seeded short training; the model saved as a
 versioned Kedro dataset and loaded back for reranking; the guard that keeps the filter's order
-when the held-out AUC within questions is too low or below the filter's."""
+when the held-out AUC within questions is too low or the held-out questions' quotes lose
+recall@k under the rerank."""
 from __future__ import annotations
 
 import numpy as np
@@ -13,9 +14,11 @@ import pandas as pd
 from kgp_kedro.corpus import build_collections, split_passages
 from kgp_kedro.ewek.params import RerankParams, SplitterParams, TrainingParams
 from kgp_kedro.ewek.quotes import collection_pages, paragraph_splitter
-from kgp_kedro.ewek.rerank import cross_scores, guard_fires, load_cross_encoder
-from kgp_kedro.ewek.training import (TrainingPairs, filter_auc, is_heldout, question_auc,
-                                     question_pairs, train_cross_encoder, training_pairs)
+from kgp_kedro.ewek.guard import guard_fires, mean_recall, recall_before_after
+from kgp_kedro.ewek.rerank import cross_scores, load_cross_encoder
+from kgp_kedro.ewek.summary import recall_at_k
+from kgp_kedro.ewek.training import (TrainingPairs, is_heldout, question_auc, question_pairs,
+                                     train_cross_encoder, training_pairs)
 from kgp_kedro.search.lexical import Bm25Index
 
 TINY = TrainingParams(max_pairs=8, negatives_per_positive=1, batch_size=8, max_length=64,
@@ -149,11 +152,54 @@ def test_ewek_answers_one_llm_call_a_question_with_checked_citations(hotpot_pass
     assert (per_depth <= 3).all() and triples["depth"].max() <= 3
 
 
-def test_the_guard_fires_below_the_threshold_below_the_filter_and_without_a_held_out_auc():
-    assert guard_fires(0.59, 0.6) and not guard_fires(0.6, 0.6) and not guard_fires(0.9, 0.6)
-    assert guard_fires(float("nan"), 0.0)   # no held-out pairs: the AUC cannot be checked
-    assert guard_fires(0.7, 0.6, 0.8) and not guard_fires(0.8, 0.6, 0.8)   # worse than BM25
-    assert not guard_fires(0.7, 0.6, float("nan"))   # the filter's AUC unknown (minilm filter)
+def test_the_guard_fires_below_the_auc_threshold_on_lost_recall_and_when_unknown():
+    assert guard_fires(0.59, 0.6, 0.5, 0.9) and not guard_fires(0.6, 0.6, 0.5, 0.5)
+    assert guard_fires(0.9, 0.6, 0.5, 0.4)        # the rerank loses held-out recall
+    assert not guard_fires(0.9, 0.6, 0.5, 0.75)   # it gains
+    assert guard_fires(float("nan"), 0.0, 0.5, 0.5)   # no held-out question: unchecked
+    assert guard_fires(0.9, 0.6, float("nan"), float("nan"))
+
+
+def test_mean_recall_by_hand():
+    """Two questions at k=5: filter 1 and 0.5, rerank 0.5 and 0.5 -> (0.75, 0.5); a question
+    without supporting passages (NaN) is left out of the mean; k=1 has no known row."""
+    table = pd.DataFrame({"source": "s", "question_id": ["a", "b", "c", "a"], "k": [5, 5, 5, 1],
+                          "filter": [1.0, 0.5, np.nan, np.nan],
+                          "rerank": [0.5, 0.5, np.nan, np.nan]})
+    assert mean_recall(table, 5) == pytest.approx((0.75, 0.5))
+    assert all(np.isnan(mean_recall(table, 1)))
+
+
+def test_recall_before_after_is_the_pipelines_selection_in_both_orders(hotpot_passages, hotpot,
+                                                                       trained, encoder):
+    """Real HotpotQA questions and the trained model: each row's recall is that of the
+    pipeline's own quote selection (``select_quotes``) in the filter's order and in the
+    cross-encoder's; at k beyond the filtered quotes both orders hold the same quotes."""
+    from kgp_kedro.ewek.params import EwekParams
+    from kgp_kedro.ewek.run import Embedder, select_quotes
+
+    questions, passages = hotpot_passages
+    questions = questions.head(2).assign(source="hotpotqa")
+    documents = hotpot[1][hotpot[1]["collection_id"].isin(questions["collection_id"])]
+    params = EwekParams(facts={"cache_dir": None})
+    embed = Embedder(encoder)
+    table = recall_before_after(questions, documents, passages, embed, trained[0], params,
+                                [1, 5, 500])
+    assert len(table) == 2 * 3 and set(table["question_id"]) == set(questions["question_id"])
+    supporting = passages[passages["is_supporting"]]
+    for q in questions.itertuples():
+        pages = collection_pages(documents[documents["collection_id"] == q.collection_id],
+                                 passages[passages["collection_id"] == q.collection_id])
+        chosen = select_quotes(q.question, pages, embed, trained[0], params)
+        gold = set(supporting.loc[supporting["collection_id"] == q.collection_id,
+                                  "passage_id"])
+        ids = [quote.passage_ids for quote in chosen.filtered]
+        mine = table[table["question_id"] == q.question_id].set_index("k")
+        for k in (1, 5):
+            assert mine.loc[k, "filter"] == recall_at_k(ids, gold, k)
+            assert mine.loc[k, "rerank"] == recall_at_k([ids[i] for i in chosen.rerank_order],
+                                                        gold, k)
+        assert mine.loc[500, "filter"] == mine.loc[500, "rerank"] > 0
 
 
 def test_the_auc_is_within_questions_by_hand():
@@ -169,18 +215,6 @@ def test_the_auc_is_within_questions_by_hand():
     assert question_auc(made, scores) == pytest.approx(0.75)
 
 
-def test_the_filter_auc_is_bm25_within_each_question():
-    """BM25 over each question's own quotes: the quote sharing the question's rare words
-    ranks first (AUC 1); a question whose positive shares no word with it ties at 0.5."""
-    made = TrainingPairs()
-    made.add("q1", "Which river flows through Vienna?",
-             [("The Danube flows through Vienna.", 1.0), ("Paris is in France.", 0.0),
-              ("Cats sleep a lot.", 0.0)])
-    made.add("q2", "Who wrote it?", [("Tolstoy.", 1.0), ("Berlin.", 0.0)])
-    assert filter_auc(made, RerankParams()) == pytest.approx(0.75)
-    assert np.isnan(filter_auc(made, RerankParams(filter="minilm")))
-
-
 def test_a_fired_guard_keeps_the_filter_order_and_says_so(hotpot_passages, hotpot, caplog):
     """The ewek nodes on real HotpotQA questions: with no question held out the AUC is unknown,
     so the train node reports the guard fired (and says so), and the answer node then keeps the
@@ -194,9 +228,11 @@ def test_a_fired_guard_keeps_the_filter_order_and_says_so(hotpot_passages, hotpo
     ewek = {"training": {**TINY.model_dump(), "heldout_share": 0.0},
             "methods": {"ewek_web": {"kg": "none", "web": True}}, "facts": {"cache_dir": None}}
     with caplog.at_level("INFO", logger="kgp_kedro.pipelines.ewek.nodes"):
-        model, report = train_reranker(questions, documents, passages, questions.head(1), ewek)
+        model, report = train_reranker(questions, documents, passages, questions.head(1), ewek,
+                                       {"device": "cpu", "cache_dir": None}, {})
     row = report.iloc[0]
     assert row["heldout_pairs"] == 0 and np.isnan(row["heldout_auc"]) and row["guard_fired"]
+    assert np.isnan(row["heldout_recall_filter"]) and row["recall_k"] == 5
     assert row["pairs"] == TINY.max_pairs and row["seconds"] > 0
     assert any(r.levelname == "INFO" and "keep the bm25 filter's order" in r.getMessage()
                for r in caplog.records)
@@ -209,3 +245,60 @@ def test_a_fired_guard_keeps_the_filter_order_and_says_so(hotpot_passages, hotpo
                                         report)
     assert len(quotes) > 1 and (quotes["rerank_rank"] == quotes["filter_rank"]).all()
     assert quotes["rerank_score"].isna().all()
+
+
+def test_the_guard_decides_on_held_out_questions_auc_and_recall(hotpot_passages, hotpot, caplog):
+    """Half the real HotpotQA questions not read are held out: the report gives their AUC and
+    recall@5 in both orders, the guard's decision follows them, and one INFO line says so."""
+    from kgp_kedro.pipelines.ewek.nodes import train_reranker
+
+    questions, passages = hotpot_passages
+    questions = questions.assign(source="hotpotqa")
+    documents = hotpot[1][hotpot[1]["collection_id"].isin(questions["collection_id"])]
+    ewek = {"training": {**TINY.model_dump(), "heldout_share": 0.5, "heldout_pairs": 16},
+            "facts": {"cache_dir": None}}
+    with caplog.at_level("INFO", logger="kgp_kedro.pipelines.ewek.nodes"):
+        _, report = train_reranker(questions, documents, passages, questions.head(1), ewek,
+                                   {"device": "cpu", "cache_dir": None}, {})
+    row = report.iloc[0]
+    assert row["heldout_questions"] >= 1 and row["recall_k"] == 5
+    assert 0 <= row["heldout_recall_filter"] <= 1 and 0 <= row["heldout_recall_rerank"] <= 1
+    assert row["guard_fired"] == (row["heldout_auc"] < 0.6 or row["heldout_recall_rerank"]
+                                  < row["heldout_recall_filter"])
+    said = [r.getMessage() for r in caplog.records if "held-out questions" in r.getMessage()]
+    assert len(said) == 1 and "recall@5" in said[0]
+    assert ("keep the filter's order" in said[0]) == bool(row["guard_fired"])
+
+
+def test_the_train_files_give_collections_of_each_questions_own_documents():
+    """The bundled HotpotQA and MuSiQue train samples (first 3 questions each): every question's
+    collection is its own documents (HotpotQA 10 paragraphs, MuSiQue 20), split as the
+    passages stage splits (HotpotQA sentences, MuSiQue paragraphs), supporting ones marked."""
+    from kgp_kedro.config.sections import PassagesParams, Source
+    from kgp_kedro.ewek.training import source_collections
+
+    sources = [Source(dataset="hotpotqa",
+                      path="data/01_raw/hotpotqa/hotpot_train_v1.1_sample100.json", limit=3),
+               Source(dataset="musique",
+                      path="data/01_raw/musique/musique_ans_v1.0_train_sample100.jsonl", limit=3)]
+    questions, documents, passages = source_collections(sources, PassagesParams())
+    assert questions.groupby("source").size().to_dict() == {"hotpotqa_train": 3,
+                                                            "musique_train": 3}
+    sizes = documents.groupby("collection_id").size()
+    own = questions.set_index("collection_id")["source"]
+    assert set(sizes.index) == set(own.index) and not documents["is_negative"].any()
+    assert (sizes[own[own == "musique_train"].index] == 20).all()
+    assert (sizes[own[own == "hotpotqa_train"].index] == 10).all()
+    per = passages.groupby("collection_id")["is_supporting"].agg(["sum", "size"])
+    assert (per["sum"] >= 2).all() and (per["sum"] < per["size"]).all()
+    musique = passages[passages["collection_id"].isin(own[own == "musique_train"].index)]
+    assert len(musique) == 3 * 20   # one passage a MuSiQue paragraph
+
+
+def test_a_missing_train_file_names_its_key():
+    from kgp_kedro.config.sections import PassagesParams, Source
+    from kgp_kedro.ewek.training import source_collections
+
+    with pytest.raises(FileNotFoundError, match=r"^ewek\.training\.sources\[0\]\.path"):
+        source_collections([Source(dataset="musique", path="data/01_raw/musique/nope.jsonl")],
+                           PassagesParams())

@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from kgp_kedro.config.base import Fraction, Int, Params, PosInt
+from kgp_kedro.config.sections import Source
 
 
 class SplitterParams(Params):
@@ -29,11 +30,15 @@ class EvidenceParams(Params):
 class TrainingParams(Params):
     """The cross-encoder trained here (no reranker weights install offline): MiniLM with a
     fresh one-logit head, binary cross-entropy on (question, quote) pairs labelled by the
-    datasets' supporting facts, on questions that are not read (``qa_questions``), the
-    sources in turn; ``heldout_share`` of those questions are held out for the AUC the rerank
-    guard checks (``rerank.min_auc``)."""
+    datasets' supporting facts, on the questions of the train files in ``sources`` (else the
+    ingested questions that are not read, ``qa_questions`` left out), the sources in turn;
+    ``heldout_share`` of those questions are held out for the rerank guard
+    (:mod:`kgp_kedro.ewek.guard`)."""
 
     base_model: str = "all-MiniLM-L6-v2"   # the shipped MiniLM (or a local path / hub name)
+    # train files whose questions give the pairs, each question's own documents its collection
+    # (the datasets' distractors its negatives); empty: the ingested questions not read
+    sources: list[Source] = Field(default_factory=list)
     negatives_per_positive: PosInt = 3
     # share of a question's negatives that are its BM25-top non-supporting quotes (the fast
     # filter's mistakes); the rest are drawn at random from its collection
@@ -68,9 +73,9 @@ class RerankParams(Params):
     max_length: PosInt = 256
     batch_size: PosInt = 32
     device: str = "auto"
-    # guard: the trained cross-encoder reorders the quotes only when its AUC within held-out
-    # questions reaches this and the fast filter's AUC on the same pairs; else the filter's
-    # order is kept (logged)
+    # guard (kgp_kedro.ewek.guard): the trained cross-encoder reorders the quotes only when,
+    # on held-out questions, its AUC within questions reaches this and it loses no recall@k
+    # against the filter's order; else the filter's order is kept (logged)
     min_auc: Fraction = 0.6
 
 

@@ -86,11 +86,3 @@ def rerank(cross_encoder, question: str, texts: Sequence[str],
         return np.arange(len(texts)), np.full(len(texts), np.nan)
     scores = cross_scores(cross_encoder, question, texts, batch_size)
     return top_k(scores, len(texts))
-
-
-def guard_fires(heldout_auc: float, min_auc: float, filter_auc: float = float("nan")) -> bool:
-    """Whether the rerank guard keeps the fast filter's order: the trained cross-encoder's
-    held-out AUC (within questions) is below ``min_auc``, below the filter's own AUC on the
-    same pairs (the rerank would rank worse than the order it reorders), or unknown (NaN: no
-    held-out pairs)."""
-    return not heldout_auc >= min_auc or heldout_auc < filter_auc

@@ -3,9 +3,11 @@ shipped MiniLM (all-MiniLM-L6-v2) gets a fresh one-logit head and is fine-tuned 
 cross-entropy on (question, quote) pairs whose labels are the datasets' supporting facts: a
 Paragraph Splitter quote is positive when it holds a supporting passage.
 
-Only questions that are never read (not in ``qa_questions``) give pairs, taken from the sources
-in turn (so every dataset is trained on), and a share of them is held out: the model's AUC on
-the held-out questions' pairs is what the rerank guard (``rerank.min_auc``) checks. Negatives
+Only questions that are never read give pairs: those of the bundled train files
+(``training.sources``), or the ingested questions not in ``qa_questions``, taken from the sources
+in turn (so every dataset is trained on), and a share of them is held out for the rerank guard
+(:mod:`kgp_kedro.ewek.guard`: the model's AUC on their pairs, and recall@k of their quotes in
+the filter's order against the model's). Negatives
 come from the same question's collection: the non-supporting quotes BM25 ranks highest (the
 fast filter's own mistakes, which the reranker has to fix) and, for the rest, random ones."""
 from __future__ import annotations
@@ -20,6 +22,7 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
+from kgp_kedro.config.sections import PassagesParams, Source
 from kgp_kedro.ewek.params import RerankParams, SplitterParams, TrainingParams
 from kgp_kedro.ewek.quotes import collection_pages, paragraph_splitter
 from kgp_kedro.search.lexical import Bm25Index
@@ -131,6 +134,29 @@ def training_pairs(questions: pd.DataFrame, documents: pd.DataFrame, passages: p
     return train, heldout
 
 
+def source_collections(sources: Sequence[Source], passages: PassagesParams
+                       ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """``(questions, documents, passages)`` of the train files in ``sources``: each question's
+    collection is its own documents (a dataset's distractors are the negatives), split into
+    passages as the passages stage splits the ingested ones. A source that cannot be read
+    stops here, naming ``ewek.training.sources[i]``."""
+    from kgp_kedro.corpus import build_collections, split_passages
+    from kgp_kedro.corpus.readers import read_source
+    from kgp_kedro.corpus.schema import DOCUMENT_COLUMNS, QUESTION_COLUMNS
+
+    questions, documents = [], []
+    for i, s in enumerate(sources):
+        rows, docs = read_source(s.dataset, s.path, s.name or f"{s.dataset}_train", s.limit,
+                                 param_key=f"ewek.training.sources[{i}]")
+        questions += rows
+        documents += docs
+    questions = pd.DataFrame(questions, columns=QUESTION_COLUMNS)
+    documents = build_collections(questions, pd.DataFrame(documents, columns=DOCUMENT_COLUMNS),
+                                  0, 0)
+    return questions, documents, split_passages(documents, passages.sentence_level,
+                                                passages.max_chars, passages.paragraph_datasets)
+
+
 def train_cross_encoder(pairs: TrainingPairs, params: TrainingParams):
     """``(cross_encoder, seconds)``: the base model with a new head, trained on ``pairs``
     (AdamW, linear warm-up and decay, gradient norm clipped to 1), in eval mode. Seeded: the
@@ -224,18 +250,3 @@ def pairs_auc(cross_encoder, pairs: TrainingPairs, batch_size: int = 32) -> floa
         return math.nan
     return question_auc(pairs, pair_scores(cross_encoder, list(zip(pairs.questions, pairs.quotes)),
                                            batch_size))
-
-
-def filter_auc(pairs: TrainingPairs, rerank: RerankParams) -> float:
-    """:func:`question_auc` of the BM25 fast filter's scores on ``pairs`` (each question's
-    quotes scored against it, BM25 over that question's quotes): the order a rerank must beat.
-    NaN for the ``minilm`` filter (its vectors are not computed here)."""
-    if rerank.filter != "bm25" or len(set(pairs.labels)) < 2:
-        return math.nan
-    scores = np.zeros(len(pairs))
-    rows = pd.DataFrame({"q": pairs.question_ids, "question": pairs.questions})
-    for _, part in rows.groupby("q"):
-        at = part.index.to_numpy()
-        index = Bm25Index([pairs.quotes[i] for i in at], rerank.bm25_k1, rerank.bm25_b)
-        scores[at] = index.scores(part["question"].iloc[0])
-    return question_auc(pairs, scores)

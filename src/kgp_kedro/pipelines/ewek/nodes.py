@@ -7,55 +7,73 @@ from typing import Any
 import pandas as pd
 
 from kgp_kedro.config import validate
-from kgp_kedro.config.sections import EncoderParams
+from kgp_kedro.config.sections import EncoderParams, PassagesParams
 from kgp_kedro.ewek.params import EwekParams
 
 logger = logging.getLogger(__name__)
 
 TRAINING_COLUMNS = ["pairs", "positives", "questions", "heldout_pairs", "heldout_questions",
-                    "heldout_auc", "heldout_filter_auc", "min_auc", "guard_fired", "epochs",
+                    "heldout_auc", "recall_k", "heldout_recall_filter", "heldout_recall_rerank",
+                    "min_auc", "guard_fired", "epochs",
                     "learning_rate", "hard_negatives", "seconds", "device", "base_model"]
 
 
 def train_reranker(questions: pd.DataFrame, documents: pd.DataFrame, passages: pd.DataFrame,
-                   qa_questions: pd.DataFrame, ewek: dict[str, Any]):
+                   qa_questions: pd.DataFrame, ewek: dict[str, Any], encoder: dict[str, Any],
+                   passages_params: dict[str, Any]):
     """``ewek_cross_encoder`` and ``ewek_training``: the MiniLM cross-encoder trained on the
-    supporting-fact labels of the questions that are not read (``qa_questions`` excluded), and
-    its report: pairs, epochs, training time, its AUC within the held-out questions beside the
-    fast filter's on the same pairs, and whether the rerank guard fired (AUC below
-    ``rerank.min_auc`` or below the filter's, or no question held out: the quotes keep the
-    filter's order; an INFO line says which)."""
-    from kgp_kedro.ewek.rerank import guard_fires
-    from kgp_kedro.ewek.training import (filter_auc, pairs_auc, train_cross_encoder,
+    supporting-fact labels of the train files' questions (``ewek.training.sources``; none
+    given: the ingested questions that are not read, ``qa_questions`` excluded), and
+    its report: pairs, epochs, training time, its AUC within the held-out questions, their
+    quotes' recall@k (``k = composer.quotes``) in the fast filter's order and in its order, and
+    whether the rerank guard fired (:mod:`kgp_kedro.ewek.guard`: the AUC below
+    ``rerank.min_auc``, the rerank's recall below the filter's, or no question held out: the
+    quotes keep the filter's order; an INFO line says which)."""
+    from kgp_kedro.ewek.guard import guard_fires, mean_recall, recall_before_after
+    from kgp_kedro.ewek.run import Embedder
+    from kgp_kedro.ewek.training import (pairs_auc, source_collections, train_cross_encoder,
                                          training_pairs)
     from kgp_kedro.models.devices import resolve_device
+    from kgp_kedro.models.embeddings import LazyEncoder, embedding_cache
 
     params = validate(EwekParams, ewek, "ewek")
-    tp, rr = params.training, params.rerank
+    encoder_params = validate(EncoderParams, encoder, "encoder")
+    tp, rr, k = params.training, params.rerank, params.composer.quotes
+    if tp.sources:   # the train files: their questions are never read
+        questions, documents, passages = source_collections(
+            tp.sources, validate(PassagesParams, passages_params, "passages"))
     pairs, heldout = training_pairs(questions, documents, passages,
                                     qa_questions["question_id"].tolist(), params.splitter, tp, rr)
     model, seconds = train_cross_encoder(pairs, tp)
     auc = pairs_auc(model, heldout, rr.batch_size)
-    baseline = filter_auc(heldout, rr)
-    fired = guard_fires(auc, rr.min_auc, baseline)
+    held = questions[questions["question_id"].isin(set(heldout.question_ids))]
+    lazy = LazyEncoder(encoder_params)
+    cache = embedding_cache(encoder_params.cache_dir, lazy)
+    try:
+        recall = recall_before_after(held, documents, passages, Embedder(lazy, cache), model,
+                                     params, [k])
+    finally:
+        if cache is not None:
+            cache.close()
+    before, after = mean_recall(recall, k)
+    fired = guard_fires(auc, rr.min_auc, before, after)
     if not len(heldout):
         logger.info("ewek: too few questions not read to hold any out (ewek.training."
-                    "heldout_share), so the trained cross-encoder's AUC cannot be checked: the "
+                    "heldout_share), so the trained cross-encoder cannot be checked: the "
                     "quotes keep the %s filter's order (no rerank)", rr.filter)
-    elif fired:   # a safe fallback, expected on small training sets: INFO, not a warning
-        logger.info("ewek: the trained cross-encoder's AUC within %d held-out questions is "
-                    "%.3f, the %s filter's %.3f (rerank.min_auc %.2f): the quotes keep the "
-                    "filter's order (no rerank); train on more questions (ewek.training) or name "
-                    "a cross-encoder (ewek.rerank.cross_encoder)", heldout.n_questions, auc,
-                    rr.filter, baseline, rr.min_auc)
-    else:
-        logger.info("ewek: the trained cross-encoder's AUC within %d held-out questions is "
-                    "%.3f, the %s filter's %.3f (rerank.min_auc %.2f): it reranks the quotes",
-                    heldout.n_questions, auc, rr.filter, baseline, rr.min_auc)
+    else:   # a fired guard is a safe fallback, expected on small training sets: INFO
+        logger.info("ewek: on %d held-out questions the trained cross-encoder's AUC within "
+                    "questions is %.3f (rerank.min_auc %.2f) and recall@%d of their quotes "
+                    "%.3f in the %s filter's order, %.3f in its order: %s", heldout.n_questions,
+                    auc, rr.min_auc, k, before, rr.filter, after,
+                    "the quotes keep the filter's order (no rerank); train on more questions "
+                    "(ewek.training) or name a cross-encoder (ewek.rerank.cross_encoder)"
+                    if fired else "it reranks the quotes")
     info = pd.DataFrame([{"pairs": len(pairs), "positives": int(sum(pairs.labels)),
                           "questions": pairs.n_questions, "heldout_pairs": len(heldout),
                           "heldout_questions": heldout.n_questions, "heldout_auc": auc,
-                          "heldout_filter_auc": baseline,
+                          "recall_k": k, "heldout_recall_filter": before,
+                          "heldout_recall_rerank": after,
                           "min_auc": rr.min_auc, "guard_fired": fired, "epochs": tp.epochs,
                           "learning_rate": tp.learning_rate,
                           "hard_negatives": tp.hard_negatives, "seconds": seconds,

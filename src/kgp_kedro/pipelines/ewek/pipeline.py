@@ -17,7 +17,8 @@ def create_pipeline(params) -> Pipeline:
     nodes = []
     if ewek.rerank.cross_encoder is None:
         nodes.append(node(train_reranker, ["questions", "documents", "passages", "qa_questions",
-                                           "params:ewek"],
+                                           "params:ewek", f"params:embed.encoders.{ewek.encoder}",
+                                           "params:passages"],
                           ["ewek_cross_encoder", "ewek_training"], name="train_reranker"))
         inputs.update(cross_encoder="ewek_cross_encoder", training="ewek_training")
     nodes.append(node(answer_with_ewek, inputs, ["ewek_quotes", "ewek_triples", *answers],
