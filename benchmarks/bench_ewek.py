@@ -69,7 +69,7 @@ def main() -> None:
     qa = data["qa_questions"]
     params = EwekParams.model_validate(raw["ewek"])
     model, report = train_reranker(questions, documents, passages, qa, raw["ewek"],
-                                   raw["embed"]["encoders"][params.encoder])
+                                   raw["embed"]["encoders"][params.encoder], raw["passages"])
     row = report.iloc[0]
     print(f"cross-encoder: {row.pairs} pairs ({row.positives} positive) from {row.questions} "
           f"questions, {row.epochs} epoch(s), lr {row.learning_rate:g}, hard negatives "
