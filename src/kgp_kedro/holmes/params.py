@@ -3,11 +3,11 @@ paper's value as its default where the paper gives one (k = 4 levels, p = 50 hyp
 §5.2)."""
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
-from kgp_kedro.config.base import Fraction, NonNegInt, Params, PosInt, validate
+from kgp_kedro.config.base import Fraction, Int, NonNegInt, Params, PosInt, validate
 from kgp_kedro.config.sections import Source
 from kgp_kedro.facts import EXTRACTORS
 from kgp_kedro.graphs.builders.entity import LinkerParams
@@ -17,13 +17,32 @@ class AuxiliaryParams(Params):
     """The auxiliary schema (§4.2.2, A.5), mined once from in-domain questions: the train
     files in ``sources`` (the paper: 10,000 training questions), or, when none is given, the
     ingested questions that are not read (``qa_questions`` left out: never the evaluated
-    ones)."""
+    ones). ``method``: ``parse`` reads relations and types off each question's parse (offline);
+    ``llm`` runs A.5's four steps (:mod:`kgp_kedro.holmes.schema_induction`) with the ``llm``
+    block and the ``holmes.encoder`` question embeddings (the paper: GPT-4 and ada-002)."""
 
     sources: list[Source] = Field(default_factory=list)
     max_questions: PosInt = 10000          # the paper samples 10,000 training questions
     min_count: PosInt = 1                  # questions that must give a schema triple
     per_relation: PosInt = 3               # auxiliary triples selected per question relation
     min_similarity: Fraction = 0.5         # cosine similarity below which none is selected
+    # parse: each question's parse (offline, the default); llm: A.5's four steps (decomposition,
+    # K-Means chosen by CCES, latent categories, schema induction) through the `llm` block
+    method: Literal["parse", "llm"] = "parse"
+    decompose: bool = True                 # llm: A.5.1 decomposition (one call per question)
+    # llm: the K-Means cluster counts tried, k_min..k_max (CCES picks one; the silhouette
+    # needs 2 <= k <= n - 1, so k_max is capped at the number of questions less one)
+    k_min: Annotated[int, Field(strict=True, ge=2)] = 2
+    k_max: PosInt = 20
+    seed: Int = 0                          # llm: K-Means seed
+    step_max_tokens: PosInt = 256          # llm: an A.5.1 or A.5.3 reply
+    max_tokens: PosInt = 1024              # llm: the A.5.4 reply (the list of schema triples)
+
+    @model_validator(mode="after")
+    def _k_range(self) -> "AuxiliaryParams":
+        if self.k_max < self.k_min:
+            raise ValueError(f"k_max ({self.k_max}) must be at least k_min ({self.k_min})")
+        return self
 
 
 class MethodParams(Params):

@@ -6,12 +6,13 @@ from typing import Any
 
 import pandas as pd
 
-from kgp_kedro.config import validate
+from kgp_kedro.config import ParameterError, validate
 from kgp_kedro.config.sections import EncoderParams, ReadParams
 from kgp_kedro.corpus import read_source
 from kgp_kedro.holmes import run as holmes
 from kgp_kedro.holmes.params import HolmesParams
 from kgp_kedro.holmes.schema import mine_auxiliary_schema
+from kgp_kedro.holmes.schema_induction import induce_auxiliary_schema
 from kgp_kedro.llm import make_llm
 from kgp_kedro.models import load_encoder
 
@@ -32,9 +33,12 @@ def _llm(params: HolmesParams, llm: dict[str, Any], needed: bool):
 
 
 def mine_auxiliary(questions: pd.DataFrame, qa_questions: pd.DataFrame,
-                   holmes_params: dict[str, Any]) -> pd.DataFrame:
+                   holmes_params: dict[str, Any], encoder: dict[str, Any] | None = None,
+                   llm: dict[str, Any] | None = None) -> pd.DataFrame:
     """``holmes_auxiliary_schema`` (§4.2.2, A.5): mined from ``holmes.auxiliary.sources`` (train
-    files), or from the ingested questions that are not read when none is given."""
+    files), or from the ingested questions that are not read when none is given; by their
+    parses (``method: parse``) or by A.5's LLM steps (``method: llm``, which needs the
+    ``holmes.encoder`` and ``llm`` parameters the pipeline then passes)."""
     params = _params(holmes_params)
     aux = params.auxiliary
     if aux.sources:
@@ -49,7 +53,17 @@ def mine_auxiliary(questions: pd.DataFrame, qa_questions: pd.DataFrame,
     texts = texts[:aux.max_questions]
     logger.info("HOLMES auxiliary schema from %d questions (%s)", len(texts),
                 "train files" if aux.sources else "ingested questions not read")
-    return mine_auxiliary_schema(texts, params.spacy_model, aux.min_count)
+    if aux.method == "parse":
+        return mine_auxiliary_schema(texts, params.spacy_model, aux.min_count)
+    if encoder is None or llm is None:
+        raise ParameterError("holmes.auxiliary.method",
+                             "llm needs the encoder and llm parameters as node inputs")
+    client = make_llm(llm)
+    induced = induce_auxiliary_schema(texts, client, _embed(encoder), decompose=aux.decompose,
+                                      k_min=aux.k_min, k_max=aux.k_max, seed=aux.seed,
+                                      step_max_tokens=aux.step_max_tokens,
+                                      max_tokens=aux.max_tokens)
+    return induced.table
 
 
 def link_entities(qa_questions: pd.DataFrame, documents: pd.DataFrame,
