@@ -87,8 +87,9 @@ def category_prompt(questions: Sequence[str]) -> str:
 
 
 def schema_prompt(categories: Sequence[str]) -> str:
+    """A.5.4 with the categories in the sentence, separated by semicolons."""
     return SCHEMA_PROMPT.replace("{question categories}",
-                                 "\n" + "\n".join(f"- {c}" for c in categories))
+                                 "; ".join(c.rstrip(" .;") for c in categories))
 
 
 _NUMBERED = re.compile(r"^\s*(?:[-*•]\s*)?(?:\(?\d+[.):]|[a-z][.)]|[-*•])\s*(.+)$")
@@ -118,6 +119,7 @@ def parse_categories(reply: str) -> list[str]:
 
 _GROUP = re.compile(r"[(\[]([^()\[\]]*)[)\]]")
 _QUOTES = "\"'`“”‘’"
+_DASH = re.compile(r"\s+(?:-+>?|–|—|→)\s+")
 
 
 def parse_schema_triples(reply: str) -> list[tuple[str, str, str]]:
@@ -125,7 +127,8 @@ def parse_schema_triples(reply: str) -> list[tuple[str, str, str]]:
     once: every innermost ``(...)`` or ``[...]`` group that reads as three non-empty items
     (a Python tuple of strings, or three comma-separated words with or without quotes); text
     around the list is ignored, and a group with a comma that is no triple is skipped (their
-    number is logged)."""
+    number is logged). A reply with no such group is read as lines ``type - relation - type``
+    (instruction iii's wording; bullets, quotes and backticks stripped)."""
     triples: list[tuple[str, str, str]] = []
     skipped = 0
     for match in _GROUP.finditer(reply):
@@ -149,6 +152,17 @@ def parse_schema_triples(reply: str) -> list[tuple[str, str, str]]:
         triple = (items[0], items[1], items[2])
         if triple not in triples:
             triples.append(triple)
+    if not triples:   # no list: lines "entity type - relation type - entity type" (iii.)
+        skipped = 0
+        for line in reply.splitlines():
+            parts = [p.strip().strip(_QUOTES).strip() for p in _DASH.split(
+                _BULLET.sub("", line).strip())]
+            if len(parts) == 1:
+                continue
+            if len(parts) != 3 or not all(parts):
+                skipped += 1
+            elif (triple := (parts[0], parts[1], parts[2])) not in triples:
+                triples.append(triple)
     if skipped:
         logger.info("schema induction: %d malformed item(s) of the reply skipped", skipped)
     return triples
