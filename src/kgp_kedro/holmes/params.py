@@ -23,7 +23,7 @@ class AuxiliaryParams(Params):
 
     sources: list[Source] = Field(default_factory=list)
     max_questions: PosInt = 10000          # the paper samples 10,000 training questions
-    min_count: PosInt = 1                  # questions that must give a schema triple
+    min_count: PosInt = 1                  # questions that must give a schema triple (parse)
     per_relation: PosInt = 3               # auxiliary triples selected per question relation
     min_similarity: Fraction = 0.5         # cosine similarity below which none is selected
     # parse: each question's parse (offline, the default); llm: A.5's four steps (decomposition,
