@@ -302,3 +302,26 @@ def test_a_missing_train_file_names_its_key():
     with pytest.raises(FileNotFoundError, match=r"^ewek\.training\.sources\[0\]\.path"):
         source_collections([Source(dataset="musique", path="data/01_raw/musique/nope.jsonl")],
                            PassagesParams())
+
+
+def test_a_negative_document_is_labelled_by_its_new_collection_not_its_own(hotpot):
+    """Real HotpotQA collections with 4 negative documents each, drawn from the other questions:
+    a negative keeps its passage ids, so a passage supporting in its home collection is a
+    negative in the collection that borrowed it. Every pair's label is that of its own
+    question's supporting passages, and some label-0 pairs hold another question's support."""
+    questions, own = hotpot[0].head(8), hotpot[1]
+    own = own[own["collection_id"].isin(questions["collection_id"])]
+    documents = build_collections(questions, own, 4, seed=7)
+    passages = split_passages(documents)
+    params = TrainingParams(max_pairs=10000, heldout_share=0.0, negatives_per_positive=100)
+    made, _ = training_pairs(questions, documents, passages, [], SplitterParams(), params)
+    support = passages[passages["is_supporting"]]
+    home = {cid: group["text"].tolist() for cid, group in support.groupby("collection_id")}
+    collection = dict(zip(questions["question_id"], questions["collection_id"]))
+    borrowed = 0
+    for qid, quote, label in zip(made.question_ids, made.quotes, made.labels):
+        mine = home[collection[qid]]
+        assert any(s in quote for s in mine) == bool(label)
+        others = [s for cid, texts in home.items() if cid != collection[qid] for s in texts]
+        borrowed += not label and any(s in quote for s in others)
+    assert borrowed > 0

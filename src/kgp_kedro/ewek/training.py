@@ -103,7 +103,9 @@ def training_pairs(questions: pd.DataFrame, documents: pd.DataFrame, passages: p
     ``heldout_pairs``. No question gives pairs to both."""
     rerank = rerank or RerankParams()
     rng = np.random.default_rng(params.seed)
-    supporting = set(passages.loc[passages["is_supporting"].astype(bool), "passage_id"])
+    # per collection: a negative document keeps its passage ids, supporting only in its own
+    supporting = {cid: set(group["passage_id"]) for cid, group in
+                  passages[passages["is_supporting"].astype(bool)].groupby("collection_id")}
     docs = dict(tuple(documents.groupby("collection_id", sort=False)))
     texts = dict(tuple(passages.groupby("collection_id", sort=False)))
     skip = set(exclude)
@@ -121,8 +123,8 @@ def training_pairs(questions: pd.DataFrame, documents: pd.DataFrame, passages: p
             continue
         pool = [quote for page in collection_pages(docs[q.collection_id], texts[q.collection_id])
                 for quote in paragraph_splitter(page, splitter.min_tokens, splitter.max_tokens)]
-        made = question_pairs(q.question, pool, supporting, params, rng, rerank.bm25_k1,
-                              rerank.bm25_b)
+        made = question_pairs(q.question, pool, supporting.get(q.collection_id, set()), params,
+                              rng, rerank.bm25_k1, rerank.bm25_b)
         if not made:
             continue
         eligible += 1
