@@ -58,7 +58,7 @@ def train_reranker(questions: pd.DataFrame, documents: pd.DataFrame, passages: p
     before, after = mean_recall(recall, k)
     fired = guard_fires(auc, rr.min_auc, before, after)
     if not len(heldout):
-        logger.info("ewek: too few questions not read to hold any out (ewek.training."
+        logger.info("ewek: too few training questions to hold any out (ewek.training."
                     "heldout_share), so the trained cross-encoder cannot be checked: the "
                     "quotes keep the %s filter's order (no rerank)", rr.filter)
     else:   # a fired guard is a safe fallback, expected on small training sets: INFO
