@@ -49,7 +49,7 @@ def test_a_missing_train_file_stops_the_run_before_any_node_naming_the_key(tmp_p
     runtime = {stage: {block: {"sources": [
         {"dataset": "hotpotqa", "path": "data/01_raw/hotpotqa/missing_train.json"}]}}}
     with pytest.raises(FileNotFoundError, match=rf"^{stage}\.{block}\.sources\[0\]\.path: "
-                                                r"hotpotqa train file not found: "
+                                                r"hotpotqa source not found: "
                                                 r"data/01_raw/hotpotqa/missing_train\.json"):
         run_pipeline(project, stage, runtime_params=runtime)
     written = [p for p in (project / "data").rglob("*") if p.is_file() and "01_raw" not in p.parts]

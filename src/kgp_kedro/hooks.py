@@ -41,8 +41,7 @@ class RawSourcesExist:
 
     @hook_impl
     def before_pipeline_run(self, run_params, pipeline, catalog) -> None:
-        from pathlib import Path
-
+        from kgp_kedro.corpus.readers import require_source_path
         from kgp_kedro.datasets.raw_source import RawSourceDataset
 
         inputs = pipeline.inputs()
@@ -54,10 +53,8 @@ class RawSourcesExist:
             if name not in inputs or name not in catalog:
                 continue
             for i, source in enumerate((catalog.load(name).get(block) or {}).get(key) or []):
-                if not Path(source["path"]).exists():
-                    raise FileNotFoundError(
-                        f"{name.removeprefix('params:')}.{block}.{key}[{i}].path: "
-                        f"{source.get('dataset')} train file not found: {source['path']}")
+                require_source_path(source["dataset"], source["path"],
+                                    f"{name.removeprefix('params:')}.{block}.{key}[{i}]")
 
 
 class CredentialsToEnvironment:

@@ -117,10 +117,9 @@ class RawSourceDataset(AbstractDataset[None, "SourceRead"]):
     def check_exists(self) -> None:
         """Raise ``FileNotFoundError`` naming the parameter key when the path does not exist
         (the reader's own message), before anything is read."""
-        if not self._exists():
-            prefix = f"{self._param_key}." if self._param_key else ""
-            raise FileNotFoundError(f"{prefix}path: {self._dataset} source not found: "
-                                    f"{self._path}")
+        from kgp_kedro.corpus.readers import require_source_path
+
+        require_source_path(self._dataset, self._path, self._param_key)
 
     def preview(self, nrows: int = 5) -> TablePreview:
         """The first ``nrows`` questions, kedro-viz's table preview (its type is read from

@@ -93,6 +93,16 @@ def _summarise_skipped(path: Path, skipped: Rows) -> None:
                 ", ".join(f"{n} {k}" for k, n in sorted(kinds.items())), shown)
 
 
+def require_source_path(dataset: str, path: str | Path, param_key: str | None = None) -> Path:
+    """``path`` as a ``Path``; ``FileNotFoundError`` naming ``<param_key>.path`` when it does not
+    exist (checked before anything is read)."""
+    path = Path(path)
+    if not path.exists():
+        prefix = f"{param_key}." if param_key else ""
+        raise FileNotFoundError(f"{prefix}path: {dataset} source not found: {path}")
+    return path
+
+
 def read_source_with_skipped(dataset: str, path: str | Path, source: str,
                              limit: int | None = None, *,
                              param_key: str | None = None) -> SourceRead:
@@ -104,9 +114,7 @@ def read_source_with_skipped(dataset: str, path: str | Path, source: str,
         raise ParameterError(f"{prefix}dataset", f"unknown dataset {dataset!r} for {path}; "
                                                  f"expected one of {', '.join(READERS)}")
     limit = validate_limit(limit, f"{prefix}limit")
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"{prefix}path: {dataset} source not found: {path}")
+    path = require_source_path(dataset, path, param_key)
     skipped: Rows = []
     if dataset == "documents":
         questions, documents = read_documents(path, source, limit, skipped)
