@@ -23,14 +23,12 @@ import logging
 import os
 import time
 
-import pandas as pd
 import yaml
 
 from kgp_kedro.config.sections import EncoderParams
 from kgp_kedro.ewek.params import EwekParams
 from kgp_kedro.ewek.guard import recall_before_after
-from kgp_kedro.ewek.run import Embedder
-from kgp_kedro.models.embeddings import LazyEncoder, embedding_cache
+from kgp_kedro.ewek.run import open_embedder
 from kgp_kedro.pipelines.ewek.nodes import train_reranker
 from kgp_kedro.pipelines.in_memory import run_chain
 from kgp_kedro.pipelines.parameters import project_parameters
@@ -82,15 +80,10 @@ def main() -> None:
     print(load_line())
 
     encoder = EncoderParams.model_validate(raw["embed"]["encoders"][params.encoder])
-    lazy = LazyEncoder(encoder)
-    cache = embedding_cache(encoder.cache_dir, lazy)   # the project's: a re-run encodes nothing
     start = time.perf_counter()
-    try:
-        rows = recall_before_after(qa[qa["source"].isin(SOURCES)], documents, passages,
-                                   Embedder(lazy, cache), model, params, KS)
-    finally:
-        if cache is not None:
-            cache.close()
+    with open_embedder(encoder) as embed:   # the project's cache: a re-run encodes nothing
+        rows = recall_before_after(qa[qa["source"].isin(SOURCES)], documents, passages, embed,
+                                   model, params, KS)
     seconds = time.perf_counter() - start
     table = rows.groupby(["source", "k"], sort=False)[["filter", "rerank"]]
     counts = rows.groupby("source")["question_id"].nunique()

@@ -14,7 +14,8 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -65,6 +66,21 @@ class Embedder:
         if not len(texts):
             return np.zeros((0, 0), dtype=np.float32)
         return np.stack([self._memo[t] for t in texts])
+
+
+@contextmanager
+def open_embedder(encoder_params) -> Iterator[Embedder]:
+    """An :class:`Embedder` of the encoder ``encoder_params`` names (loaded on first use) over
+    its disk cache (``cache_dir``), the cache closed on exit."""
+    from kgp_kedro.models.embeddings import LazyEncoder, embedding_cache
+
+    lazy = LazyEncoder(encoder_params)
+    cache = embedding_cache(encoder_params.cache_dir, lazy)
+    try:
+        yield Embedder(lazy, cache)
+    finally:
+        if cache is not None:
+            cache.close()
 
 
 @dataclass

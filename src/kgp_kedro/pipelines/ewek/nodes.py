@@ -30,11 +30,10 @@ def train_reranker(questions: pd.DataFrame, documents: pd.DataFrame, passages: p
     ``rerank.min_auc``, the rerank's recall below the filter's, or no question held out: the
     quotes keep the filter's order; an INFO line says which)."""
     from kgp_kedro.ewek.guard import guard_fires, mean_recall, recall_before_after
-    from kgp_kedro.ewek.run import Embedder
+    from kgp_kedro.ewek.run import open_embedder
     from kgp_kedro.ewek.training import (pairs_auc, source_collections, train_cross_encoder,
                                          training_pairs)
     from kgp_kedro.models.devices import resolve_device
-    from kgp_kedro.models.embeddings import LazyEncoder, embedding_cache
 
     params = validate(EwekParams, ewek, "ewek")
     encoder_params = validate(EncoderParams, encoder, "encoder")
@@ -47,14 +46,8 @@ def train_reranker(questions: pd.DataFrame, documents: pd.DataFrame, passages: p
     model, seconds = train_cross_encoder(pairs, tp)
     auc = pairs_auc(model, heldout, rr.batch_size)
     held = questions[questions["question_id"].isin(set(heldout.question_ids))]
-    lazy = LazyEncoder(encoder_params)
-    cache = embedding_cache(encoder_params.cache_dir, lazy)
-    try:
-        recall = recall_before_after(held, documents, passages, Embedder(lazy, cache), model,
-                                     params, [k])
-    finally:
-        if cache is not None:
-            cache.close()
+    with open_embedder(encoder_params) as embed:
+        recall = recall_before_after(held, documents, passages, embed, model, params, [k])
     before, after = mean_recall(recall, k)
     fired = guard_fires(auc, rr.min_auc, before, after)
     if not len(heldout):
