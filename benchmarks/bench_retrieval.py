@@ -133,7 +133,7 @@ def bench_traversal(params, questions, make_collections, encoder, modes) -> list
     """The loop against the batched run for every LLM-free KGP method of ``params`` and
     each of ``modes``: wall and process-CPU ms per question (CPU time moves less with the
     machine's load), the speed-up, and the questions whose visits both runs agree on."""
-    from kgp_kedro.agents.lexical import TextCounts
+    from kgp_kedro.search.tfidf import TextCounts
 
     TextCounts(["warm up the tokenizer", "and scikit-learn's import"])
     lines = []

@@ -7,16 +7,16 @@ from collections.abc import Sequence
 import numpy as np
 
 from kgp_kedro.agents.base import AGENTS, ScoreRequest, TraversalAgent
-from kgp_kedro.agents.lexical import TextCounts, similarities
 from kgp_kedro.config.base import Int, Params
 from kgp_kedro.corpus.collection import Collection
+from kgp_kedro.search.tfidf import TextCounts, similarities
 
 
 @AGENTS.register("tfidf")
 class TfidfAgent(TraversalAgent):
     """KGP-TF-IDF (§8.2): candidates ranked by TF-IDF similarity to the question alone (IDF
     over the question and the step's candidates, ``text_similarity``). :meth:`score_batch`
-    tokenises every distinct text of its steps once (:mod:`kgp_kedro.agents.lexical`); a
+    tokenises every distinct text of its steps once (:mod:`kgp_kedro.search.tfidf`); a
     step's scores are the same bits alone or in a batch."""
 
     class Params(Params):

@@ -19,7 +19,6 @@ import numpy as np
 from pydantic import Field
 
 from kgp_kedro.agents.base import AGENTS, ScoreRequest, TraversalAgent
-from kgp_kedro.agents.lexical import TextCounts, search_scores
 from kgp_kedro.config.base import NonNegInt, Params, PosInt, parse_named
 from kgp_kedro.corpus.collection import Collection
 from kgp_kedro.retrievers.base import RETRIEVERS, Requirements, Resources, Retriever, Visit
@@ -27,29 +26,26 @@ from kgp_kedro.retrievers.structural import (classify_llm, classify_rules,
                                              has_structural_nodes, structural_visits)
 from kgp_kedro.retrievers.traversal import Step, Walk, drive, traverse_many, walk
 from kgp_kedro.search.ranking import top_k
+from kgp_kedro.search.tfidf import TextCounts, TfidfIndex
 
 
 def tfidf_seeds_many(questions: Sequence[str], collections: Sequence[Collection],
                      top: int) -> list[tuple[np.ndarray, np.ndarray]]:
     """The ``top`` TF-IDF seeds (positions, scores; IDF over each question's collection, ties
     to the earlier passage) of each question, computed together: every distinct passage text
-    of the collections is tokenised once (:mod:`kgp_kedro.agents.lexical`). A collection that
-    appears more than once (the pooled setting, a documents source) uses its own counts, made
-    once (:func:`collection_counts`), as a question run alone does. The scores are
-    ``collection.tfidf()``'s up to rounding, and the same bits alone or in a batch."""
+    of the collections is tokenised once (:class:`kgp_kedro.search.tfidf.TextCounts`). A
+    collection that appears more than once (the pooled setting, a documents source) uses its
+    own index, made once (``collection.tfidf()``), as a question run alone does. The scores
+    are the same bits alone or in a batch."""
     counts = Counter(id(c) for c in collections)
     alone = [i for i, c in enumerate(collections) if counts[id(c)] == 1]
     union = TextCounts([t for i in alone for t in collections[i].texts]) if alone else None
     out = []
     for question, collection in zip(questions, collections):
-        source = union if counts[id(collection)] == 1 else collection_counts(collection)
-        out.append(top_k(search_scores(source, question, collection.texts), top))
+        index = (TfidfIndex(collection.texts, union) if counts[id(collection)] == 1
+                 else collection.tfidf())
+        out.append(top_k(index.scores(question), top))
     return out
-
-
-def collection_counts(collection: Collection) -> TextCounts:
-    """The collection's passage word counts, made once per collection."""
-    return collection.memo("kgp tfidf counts", lambda: TextCounts(collection.texts))
 
 
 def parse_agent(raw: Any, key: str) -> tuple[type[TraversalAgent], Params]:
@@ -119,8 +115,7 @@ class Kgp(Retriever):
         if collection.graph is None:
             raise ValueError("KGP needs the collection's KG")
         p = self.params
-        order, scores = seeds or top_k(search_scores(collection_counts(collection), question,
-                                                     collection.texts),
+        order, scores = seeds or top_k(collection.tfidf().scores(question),
                                        p.seeds_for(self.budget))
         graph = collection.graph
         return walk([collection.passage_ids[i] for i in order], scores,
