@@ -2,7 +2,9 @@
 process and configuration (LLMs: :func:`kgp_kedro.llm.make_llm`)."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
+from typing import Any
 
 
 @lru_cache(maxsize=8)
@@ -16,6 +18,17 @@ def load_encoder(params):
     """The :class:`~kgp_kedro.models.encoders.SentenceEncoder` of an ``embed.encoders`` entry
     (:class:`kgp_kedro.config.sections.EncoderParams`)."""
     return _encoder(params.model, params.device, params.batch_size, params.dtype)
+
+
+def load_models(encoder: Mapping[str, Any] | None, llm: Mapping[str, Any] | None):
+    """The encoder and LLM client of a method's requirements, from their raw parameter blocks
+    (an ``embed.encoders`` entry, ``llm``; None where not given)."""
+    from kgp_kedro.config import validate
+    from kgp_kedro.config.sections import EncoderParams
+    from kgp_kedro.llm import make_llm
+
+    return (load_encoder(validate(EncoderParams, encoder, "encoder")) if encoder else None,
+            make_llm(llm) if llm else None)
 
 
 @lru_cache(maxsize=2)

@@ -1,25 +1,18 @@
-"""Node of the retrieve stage: run one configured method over every question."""
+"""The retrieval node of one configured method and its namespaced pipeline, shared by the
+retrieve and pooled stages (a stage imports no other stage)."""
 from __future__ import annotations
 
+from functools import partial, update_wrapper
 from typing import Any
 
 import pandas as pd
+from kedro.pipeline import Pipeline, node
 
-from kgp_kedro.config import validate
 from kgp_kedro.config.project import parse_method
-from kgp_kedro.config.sections import EncoderParams
 from kgp_kedro.graphs.build import GraphTables
-from kgp_kedro.models import load_encoder
 from kgp_kedro.models.embeddings import EmbeddingLookup
+from kgp_kedro.models.loading import load_models
 from kgp_kedro.retrievers.run import retrieve_all
-
-
-def load_models(encoder: dict[str, Any] | None, llm: dict[str, Any] | None):
-    """The encoder and LLM client of a method's requirements (None where not required)."""
-    from kgp_kedro.llm import make_llm
-
-    return (load_encoder(validate(EncoderParams, encoder, "encoder")) if encoder else None,
-            make_llm(llm) if llm else None)
 
 
 def retrieve_passages(questions: pd.DataFrame, passages: pd.DataFrame, method: dict[str, Any],
@@ -39,3 +32,34 @@ def retrieve_passages(questions: pd.DataFrame, passages: pd.DataFrame, method: d
     lookup = EmbeddingLookup(embeddings, encoder["model"]) if embeddings is not None else None
     return retrieve_all(questions, passages, spec, int(budget), encoder_model, client, graphs,
                         setting, lookup, ann, scope)
+
+
+def method_pipeline(method, params, output: str, questions: str = "questions",
+                    passages: str = "passages", graph: str | None = None,
+                    setting: str | None = None, extra: dict | None = None,
+                    scope: str = "per_question", namespace: str | None = None,
+                    llm_questions: str = "qa_questions") -> Pipeline:
+    """The retrieval node of one method under its own namespace: questions, passages, its YAML
+    block and the budget, plus whatever its requirements add (``graph`` names the KG whose
+    ``kg_nodes_<graph>`` / ``kg_edges_<graph>`` it traverses at ``setting``; ``extra`` adds
+    parameter inputs, e.g. the pooled setting's faiss options). Methods that call the LLM
+    read ``llm_questions`` instead of ``questions``."""
+    needs = method.requirements
+    inputs = {"questions": llm_questions if needs.llm else questions, "passages": passages,
+              "method": f"params:retrieve.methods.{method.name}",
+              "budget": "params:retrieve.budget", **(extra or {})}
+    if needs.graph:
+        inputs["nodes"], inputs["edges"] = f"kg_nodes_{graph}", f"kg_edges_{graph}"
+    if needs.embeddings:
+        encoder = params.retrieve.embeddings
+        inputs["embeddings"] = f"passage_embeddings_{encoder}"
+        inputs["encoder"] = f"params:embed.encoders.{encoder}"
+    if needs.llm:
+        inputs["llm"] = "params:llm"
+    func = update_wrapper(partial(retrieve_passages, name=method.name, setting=setting,
+                                  scope=scope), retrieve_passages)
+    datasets = {v for v in inputs.values() if not v.startswith("params:")}
+    return Pipeline([node(func, inputs, output, name="retrieve")],
+                    namespace=namespace or method.name,
+                    inputs=datasets, outputs={output},
+                    parameters={v for v in inputs.values() if v.startswith("params:")})

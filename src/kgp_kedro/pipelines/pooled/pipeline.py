@@ -3,7 +3,7 @@
 from kedro.pipeline import Pipeline, node
 
 from kgp_kedro.pipelines.pooled.nodes import build_pooled_graph, pool_questions
-from kgp_kedro.pipelines.retrieve.pipeline import method_pipeline
+from kgp_kedro.pipelines.retrieval import method_pipeline
 
 
 def create_pipeline(params) -> Pipeline:

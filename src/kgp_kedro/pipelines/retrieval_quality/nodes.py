@@ -13,7 +13,7 @@ from kgp_kedro.evaluation.hops import hop_histogram
 from kgp_kedro.evaluation.retrieval import score_retrieval
 from kgp_kedro.graphs.build import GraphTables
 from kgp_kedro.models.embeddings import EmbeddingLookup
-from kgp_kedro.pipelines.retrieve.nodes import load_models
+from kgp_kedro.models.loading import load_models
 from kgp_kedro.reporting.panels import plot_lines_by_source
 from kgp_kedro.sweeps import sweep_branching_factor, sweep_collection_size
 
