@@ -190,7 +190,9 @@ def run_of(project_path: str | os.PathLike, dataset: str,
 
 
 def _versioned_outputs(pipeline, catalog) -> dict[str, Path]:
-    """``dataset name -> version folder`` of the pipeline's versioned outputs on a local disk."""
+    """``dataset name -> version folder`` of the pipeline's versioned outputs on a local disk
+    (reads Kedro's private ``_version``, ``_filepath``, ``_protocol``, pinned by
+    tests/test_kedro_private_names.py)."""
     folders: dict[str, Path] = {}
     for name in sorted(pipeline.all_outputs()):
         try:

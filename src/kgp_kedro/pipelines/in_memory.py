@@ -14,9 +14,10 @@ from kgp_kedro.datasets.raw_source import raw_source_datasets
 
 
 class _KeptDataset(MemoryDataset):
-    """A memory dataset the runner does not empty after its last consumer ran."""
+    """A memory dataset the runner does not empty after its last consumer ran (the runner
+    calls the public ``release``)."""
 
-    def _release(self) -> None:
+    def release(self) -> None:
         pass
 
 

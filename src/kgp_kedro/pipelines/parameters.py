@@ -88,6 +88,8 @@ class ConfigLoader(OmegaConfigLoader):
     others too; ``--params`` adds to the selection. ``retrieve.graph.setting`` and a variant's
     ``sweep`` are selections too (of hyperparameters)."""
 
+    # a private Kedro hook (no public one hands over the env's raw configs), pinned by
+    # tests/test_kedro_private_names.py
     def _resolve_from_raw_config(self, key: str, base_configs: dict, env_configs: dict,
                                  *args: Any, **kwargs: Any) -> dict[str, Any]:
         config = super()._resolve_from_raw_config(key, base_configs, env_configs, *args,
