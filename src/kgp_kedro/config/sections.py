@@ -4,17 +4,28 @@ algorithm (``kg.variants``, ``retrieve.methods``) are parsed in :mod:`kgp_kedro.
 """
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from kgp_kedro.config.base import Int, NonNegInt, Params, PosInt
 
-DATASETS = ("hotpotqa", "musique", "2wikimultihopqa", "documents")
+
+
+def _registered_dataset(name: str) -> str:
+    from kgp_kedro.corpus.readers.base import DATASET_READERS
+
+    if name not in DATASET_READERS.names():
+        raise ValueError(f"unknown dataset {name!r}; known: {', '.join(DATASET_READERS.names())}")
+    return name
+
+
+# a dataset with a registered reader (kgp_kedro.corpus.readers.base.DATASET_READERS)
+Dataset = Annotated[str, AfterValidator(_registered_dataset)]
 
 
 class Source(Params):
-    dataset: Literal["hotpotqa", "musique", "2wikimultihopqa", "documents"]
+    dataset: Dataset
     path: str
     limit: NonNegInt | None = None      # the first N questions; null: all
     name: str | None = None             # default: the dataset (file stem appended when repeated)
@@ -25,8 +36,7 @@ class IngestParams(Params):
     # passages per collection (Table 3), reached by seeded documents of other questions and
     # counted in the dataset's unit (a HotpotQA/2Wiki sentence, a MuSiQue paragraph); a dataset
     # absent or null here gets negatives_per_question documents instead (null: every dataset)
-    collection_size: dict[Literal["hotpotqa", "musique", "2wikimultihopqa"],
-                          PosInt | None] | None = Field(default_factory=lambda: {
+    collection_size: dict[Dataset, PosInt | None] | None = Field(default_factory=lambda: {
                               "hotpotqa": 715, "musique": 748, "2wikimultihopqa": 294})
     negatives_per_question: NonNegInt = 20   # seeded negative documents per collection (§8.1)
     seed: Int = 42
@@ -35,7 +45,7 @@ class IngestParams(Params):
 
 class PassagesParams(Params):
     # datasets whose paragraphs are passages, whole (MuSiQue: its supervision unit); first rule
-    paragraph_datasets: list[Literal["hotpotqa", "musique", "2wikimultihopqa", "documents"]] = \
+    paragraph_datasets: list[Dataset] = \
         Field(default_factory=lambda: ["musique"])
     sentence_level: bool = True   # then one passage per dataset sentence (HotpotQA, 2Wiki)
     max_chars: PosInt = 250       # elsewhere: sentences packed up to this length (§8.1)

@@ -15,10 +15,14 @@ import time
 from typing import Any
 
 from kgp_kedro.llm.packaged import resolve_gguf
+from kgp_kedro.registry import Registry
 
 logger = logging.getLogger(__name__)
 
 Messages = list[dict[str, str]]
+
+# ``llm.backend`` -> backend class; a backend registers with ``@LLM_BACKENDS.register(name)``
+LLM_BACKENDS: Registry = Registry("LLM backend", "kgp_kedro.llm")
 
 
 class InvalidReplyError(RuntimeError):
@@ -45,6 +49,7 @@ def reply_text(choices: Any, backend: str) -> str:
     return content
 
 
+@LLM_BACKENDS.register("openai")
 class OpenAIBackend:
     """Chat completions against any OpenAI-compatible ``base_url`` (OpenAI, vLLM, a llama.cpp
     server, Ollama, ...). Retries (timeouts, 429, 5xx; exponential backoff with jitter,
@@ -99,6 +104,7 @@ class OpenAIBackend:
         return math.ceil(len(text) / self.chars_per_token)
 
 
+@LLM_BACKENDS.register("local")
 class LocalBackend:
     """A GGUF chat model run in-process with llama-cpp-python: a packaged model by name
     (:data:`~kgp_kedro.llm.packaged.PACKAGED_MODELS`) or any GGUF file at ``model_path``.
@@ -142,5 +148,3 @@ class LocalBackend:
     def count_tokens(self, text: str) -> int:
         return len(self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
 
-
-BACKENDS = {"openai": OpenAIBackend, "local": LocalBackend}

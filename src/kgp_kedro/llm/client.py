@@ -13,7 +13,7 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from kgp_kedro.llm.backends import BACKENDS, InvalidReplyError, Messages
+from kgp_kedro.llm.backends import LLM_BACKENDS, InvalidReplyError, Messages
 from kgp_kedro.llm.cache import CallCache, call_key
 
 logger = logging.getLogger(__name__)
@@ -97,7 +97,7 @@ class LLMClient:
 
 @lru_cache(maxsize=4)
 def _backend(kind: str, options_json: str):
-    return BACKENDS[kind](**json.loads(options_json))
+    return LLM_BACKENDS.get(kind)(**json.loads(options_json))
 
 
 def make_llm(params: Mapping[str, Any], cache_path: str | None = None) -> LLMClient:
@@ -105,8 +105,8 @@ def make_llm(params: Mapping[str, Any], cache_path: str | None = None) -> LLMCli
     or ``openai``), that backend's options under its own name, ``sampling``, and ``cache``
     (a SQLite path; null disables it). Backends are loaded once per process."""
     kind = params.get("backend", "local")
-    if kind not in BACKENDS:
-        raise ValueError(f"llm.backend must be one of {sorted(BACKENDS)}, got {kind!r}")
+    if kind not in LLM_BACKENDS.names():
+        raise ValueError(f"llm.backend must be one of {LLM_BACKENDS.names()}, got {kind!r}")
     options = {k: v for k, v in (params.get(kind) or {}).items() if v is not None}
     backend = _backend(kind, json.dumps(options, sort_keys=True))
     cache_path = cache_path or params.get("cache")

@@ -28,18 +28,20 @@ The code lives in modules named for what they do: :mod:`.records` (JSON/JSONL lo
 UTF-8, typed record access, the ``limit`` check), :mod:`.rows` (question and document rows),
 :mod:`.sentence_datasets` (HotpotQA, 2Wiki), :mod:`.musique` and :mod:`.documents` (a
 folder of user documents, which stays inside itself); each dataset module lists the quirks
-of its format (``shared/data/README.md``) that it handles. This package joins them into
-:data:`READERS` and :func:`read_source`, which adds the checks made across a whole source.
+of its format (``shared/data/README.md``) that it handles and registers its reader in
+:data:`~kgp_kedro.corpus.readers.base.DATASET_READERS` (:mod:`.base`: a new format is one
+module). :func:`read_source` finds the reader of a source's dataset and adds the checks made
+across a whole source.
 """
 from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from kgp_kedro.corpus.errors import DatasetFormatError, ParameterError
+from kgp_kedro.corpus.readers.base import DATASET_READERS, DatasetReader
 from kgp_kedro.corpus.readers.documents import (
     DOCUMENT_SUFFIXES,
     QUESTIONS_FILE,
@@ -58,8 +60,8 @@ from kgp_kedro.corpus.readers.sentence_datasets import (
 )
 
 __all__ = [
-    "DOCUMENT_SUFFIXES", "QUESTIONS_FILE", "READERS", "SKIPPED_COLUMNS", "SKIP_KINDS", "Rows",
-    "SourceRead", "join_sentences", "read_2wikimultihopqa", "read_documents", "read_hotpotqa",
+    "DATASET_READERS", "DOCUMENT_SUFFIXES", "QUESTIONS_FILE", "SKIPPED_COLUMNS", "SKIP_KINDS",
+    "DatasetReader", "Rows", "SourceRead", "join_sentences", "read_2wikimultihopqa", "read_documents", "read_hotpotqa",
     "read_musique", "read_source", "read_source_with_skipped", "scan_documents_folder",
     "validate_limit",
 ]
@@ -74,14 +76,6 @@ class SourceRead:
     questions: Rows
     documents: Rows
     skipped: Rows = field(default_factory=list)
-
-
-READERS: dict[str, Callable[..., tuple[Rows, Rows]]] = {
-    "hotpotqa": read_hotpotqa,
-    "musique": read_musique,
-    "2wikimultihopqa": read_2wikimultihopqa,
-    "documents": read_documents,
-}
 
 
 def _summarise_skipped(path: Path, skipped: Rows) -> None:
@@ -110,18 +104,17 @@ def read_source_with_skipped(dataset: str, path: str | Path, source: str,
     and skipped files (only a ``documents`` folder skips files). ``param_key`` (e.g.
     ``ingest.sources[0]``) prefixes the key named by parameter errors."""
     prefix = f"{param_key}." if param_key else ""
-    if dataset not in READERS:
+    try:
+        reader = DATASET_READERS.get(dataset)()
+    except KeyError:
         raise ParameterError(f"{prefix}dataset", f"unknown dataset {dataset!r} for {path}; "
-                                                 f"expected one of {', '.join(READERS)}")
+                                                 f"expected one of "
+                                                 f"{', '.join(DATASET_READERS.names())}") from None
     limit = validate_limit(limit, f"{prefix}limit")
     path = require_source_path(dataset, path, param_key)
     skipped: Rows = []
-    if dataset == "documents":
-        questions, documents = read_documents(path, source, limit, skipped)
-        questions_path = path / QUESTIONS_FILE
-    else:
-        questions, documents = READERS[dataset](path, source, limit)
-        questions_path = path
+    questions, documents = reader.read(path, source, limit, skipped)
+    questions_path = reader.questions_path(path)
     if not questions:
         raise DatasetFormatError(questions_path, "file", (
             f"no questions selected ({prefix}limit is 0)" if limit == 0

@@ -25,6 +25,7 @@ from pathlib import Path, PurePosixPath
 from tqdm.auto import tqdm
 
 from kgp_kedro.corpus.errors import DatasetFormatError
+from kgp_kedro.corpus.readers.base import DATASET_READERS, DatasetReader
 from kgp_kedro.corpus.readers.formats import FileReadError, read_file, supported_suffixes
 from kgp_kedro.corpus.readers.records import _records
 from kgp_kedro.corpus.readers.rows import Rows, _document_row, _question_row
@@ -212,3 +213,12 @@ def read_documents(path: Path, source: str, limit: int | None = None,
     for doc in documents:
         doc["is_supporting"] = doc["doc_id"].split("/", 1)[1] in supporting
     return questions, documents
+
+
+@DATASET_READERS.register("documents")
+class DocumentsReader(DatasetReader):
+    questions_file = QUESTIONS_FILE
+
+    def read(self, path: Path, source: str, limit: int | None, skipped: Rows
+             ) -> tuple[Rows, Rows]:
+        return read_documents(path, source, limit, skipped)

@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from kgp_kedro.corpus.readers.base import DATASET_READERS, DatasetReader
 from kgp_kedro.corpus.readers.records import _is, _Record, _records
 from kgp_kedro.corpus.readers.rows import Rows, _document_row, _question_row
 
@@ -63,3 +64,10 @@ def read_musique(path: Path, source: str, limit: int | None = None) -> tuple[Row
                 position, text=text.strip(), sentences=None,
                 sentence_support=None, is_supporting=supporting))
     return questions, documents
+
+
+@DATASET_READERS.register("musique")
+class MusiqueReader(DatasetReader):
+    def read(self, path: Path, source: str, limit: int | None, skipped: Rows
+             ) -> tuple[Rows, Rows]:
+        return read_musique(path, source, limit)

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from kgp_kedro.corpus.readers.base import DATASET_READERS, DatasetReader
 from kgp_kedro.corpus.readers.records import _is, _Record, _records
 from kgp_kedro.corpus.readers.rows import Rows, _document_row, _question_row
 
@@ -131,3 +132,17 @@ def read_hotpotqa(path: Path, source: str, limit: int | None = None) -> tuple[Ro
 def read_2wikimultihopqa(path: Path, source: str, limit: int | None = None) -> tuple[Rows, Rows]:
     """Read 2WikiMultihopQA (original or updated release) records."""
     return _read_sentence_dataset(path, source, limit, "2wikimultihopqa", _2wiki_fields)
+
+
+@DATASET_READERS.register("hotpotqa")
+class HotpotQaReader(DatasetReader):
+    def read(self, path: Path, source: str, limit: int | None, skipped: Rows
+             ) -> tuple[Rows, Rows]:
+        return read_hotpotqa(path, source, limit)
+
+
+@DATASET_READERS.register("2wikimultihopqa")
+class TwoWikiReader(DatasetReader):
+    def read(self, path: Path, source: str, limit: int | None, skipped: Rows
+             ) -> tuple[Rows, Rows]:
+        return read_2wikimultihopqa(path, source, limit)
