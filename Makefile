@@ -12,11 +12,12 @@ BIN := $(VENV)/bin
 BASE_STAMP := $(VENV)/.installed-base
 LLM_STAMP := $(VENV)/.installed-llm
 TEST_STAMP := $(VENV)/.installed-test
+BENCH_STAMP := $(VENV)/.installed-benchmark
 export KEDRO_DISABLE_TELEMETRY := 1
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install install-base install-llm install-static run run-all demo test viz lab benchmark clean
+.PHONY: install install-base install-llm install-static run run-all demo test viz lab benchmark prune clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -54,6 +55,10 @@ $(LLM_STAMP): pyproject.toml $(BASE_STAMP)
 
 $(TEST_STAMP): pyproject.toml $(LLM_STAMP)
 	$(BIN)/python -m pip install --quiet -e ".[test,local-llm]"
+	touch $@
+
+$(BENCH_STAMP): pyproject.toml $(LLM_STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[benchmark,local-llm]"
 	touch $@
 
 install-base: $(BASE_STAMP)
@@ -94,11 +99,17 @@ viz: $(BASE_STAMP)
 lab: $(BASE_STAMP)
 	$(BIN)/kedro jupyter lab
 
-benchmark: $(LLM_STAMP)
+benchmark: $(BENCH_STAMP)
 	$(BIN)/python benchmarks/bench_kg.py
 	$(BIN)/python benchmarks/bench_encoder.py
 	$(BIN)/python benchmarks/bench_retrieval.py
 	$(BIN)/python benchmarks/bench_reader.py
+
+# keep the last KEEP complete runs of the manifest (data/.runs/complete.jsonl) and delete the
+# version folders older runs saved (each dataset's newest version kept): make prune KEEP=5
+KEEP ?= 3
+prune: $(BASE_STAMP)
+	$(BIN)/python -m kgp_kedro.run_pruning --keep $(KEEP)
 
 clean:
 	rm -rf $(VENV)

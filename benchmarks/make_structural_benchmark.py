@@ -23,6 +23,9 @@ Figures printed (each from the files, never from the JSON):
   and BM25;
 - ``--real-pdfs DIR``: how each PDF under DIR (e.g. pypdf's source ``resources/``) is handled.
 
+Needs fpdf2, the ``benchmark`` extra (``pip install -e ".[benchmark]"``; ``make benchmark``
+installs it, and the ``test`` extra has it too).
+
 Usage::
 
     python benchmarks/make_structural_benchmark.py --out data/01_raw/structural_benchmark
