@@ -113,11 +113,18 @@ class ComposerParams(Params):
 class EwekMethod(Params):
     """One EWEK-QA configuration: which knowledge the composer gets."""
 
-    kg: Literal["none", "toge", "tog"] = "toge"   # tog: ToG's LLM pruning and reasoning
+    # none, or a registered KG search (kgp_kedro.ewek.tog.KG_SEARCHES): toge (ToG-E), tog
+    # (ToG's LLM pruning and reasoning)
+    kg: str = "toge"
     web: bool = True                               # quotes from the documents
 
     @model_validator(mode="after")
     def _some_knowledge(self) -> "EwekMethod":
+        from kgp_kedro.ewek.tog import KG_SEARCHES
+
+        if self.kg != "none" and self.kg not in KG_SEARCHES.names():
+            raise ValueError(f"kg must be none or one of {', '.join(KG_SEARCHES.names())}, "
+                             f"got {self.kg!r}")
         if self.kg == "none" and not self.web:
             raise ValueError("a method needs kg or web knowledge (kg: none and web: false)")
         return self

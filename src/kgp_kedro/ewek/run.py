@@ -31,8 +31,9 @@ from kgp_kedro.ewek.params import EwekParams
 from kgp_kedro.ewek.quotes import (Quote, collection_pages, evidence_extractor,
                                    paragraph_splitter)
 from kgp_kedro.ewek.rerank import fast_filter, rerank
-from kgp_kedro.ewek.tog import EmbeddingScorer, RelationGraph, SearchResult, beam_search
-from kgp_kedro.ewek.tog_llm import LLMScorer, parse_yes
+from kgp_kedro.ewek.tog import (KG_SEARCHES, EmbeddingScorer, RelationGraph, SearchResult,
+                               beam_search)
+from kgp_kedro.ewek.tog_llm import parse_yes
 from kgp_kedro.reading.reader import READ_COLUMNS
 
 logger = logging.getLogger(__name__)
@@ -143,8 +144,7 @@ def search_graph(kind: str, question: str, graph: RelationGraph, embed: Embedder
     start = time.perf_counter()
     embedding = EmbeddingScorer(embed, question)
     topics = graph.topic_entities(question, params.tog.topic_entities, embedding.nearest(graph))
-    scorer = embedding if kind == "toge" else LLMScorer(client, params.tog.width,
-                                                        params.tog.prune_max_tokens)
+    scorer = KG_SEARCHES.get(kind)(embedding, client, params.tog)
     result = beam_search(graph, question, topics, scorer, params.tog.width, params.tog.depth)
     return result, time.perf_counter() - start
 

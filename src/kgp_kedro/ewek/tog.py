@@ -34,6 +34,7 @@ import numpy as np
 
 from kgp_kedro.evaluation.qa_metrics import normalize_answer
 from kgp_kedro.graphs.model import Graph
+from kgp_kedro.registry import Registry
 
 logger = logging.getLogger(__name__)
 
@@ -125,6 +126,12 @@ class RelationGraph:
         return nearest(linked)[:limit]
 
 
+# ``ewek.methods.<name>.kg`` -> how the beam search scores relations and entities: a function
+# ``(the question's EmbeddingScorer, the LLM client, ewek.tog) -> scorer`` registered with
+# ``@KG_SEARCHES.register("<kg>")``
+KG_SEARCHES: Registry = Registry("EWEK-QA KG search", "kgp_kedro.ewek")
+
+
 class EmbeddingScorer:
     """ToG-E's pruning: cosine of sentence embeddings to the question's, clipped at 0 (texts
     encoded once per search, in one batch per step)."""
@@ -161,6 +168,12 @@ class EmbeddingScorer:
 
     def enough(self, question: str, triples: list[Triple]) -> bool:
         return False   # ToG-E has no reasoning step: it always searches to depth D
+
+
+@KG_SEARCHES.register("toge")
+def toge_scorer(embedding: EmbeddingScorer, client, tog) -> EmbeddingScorer:
+    """ToG-E: relations and entities scored by the question's embedding (no LLM call)."""
+    return embedding
 
 
 def relation_text(relation: str) -> str:

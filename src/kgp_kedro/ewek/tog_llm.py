@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from kgp_kedro.ewek.tog import Triple, relation_text
+from kgp_kedro.ewek.tog import KG_SEARCHES, Triple, relation_text
 
 _SCORED = re.compile(r"([^\n;:{}]+?)\s*\(\s*score\s*:?\s*([0-9]*\.?[0-9]+)\s*\)", re.IGNORECASE)
 _NUMBER = re.compile(r"(?<![\w.])(?:0?\.\d+|1\.0*|0|1)(?![\w.])")
@@ -114,3 +114,9 @@ class LLMScorer:
 
     def enough(self, question: str, triples: list[Triple]) -> bool:
         return parse_yes(self._ask(reasoning_prompt(question, triples)))
+
+
+@KG_SEARCHES.register("tog")
+def tog_scorer(embedding, client, tog) -> LLMScorer:
+    """ToG: the LLM prunes relations and entities and judges when the triples are enough."""
+    return LLMScorer(client, tog.width, tog.prune_max_tokens)

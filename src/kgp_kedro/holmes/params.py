@@ -50,9 +50,25 @@ class MethodParams(Params):
     KG, A.4.5 prompt), ``base`` (the question only) or ``base_docs`` (the question with its
     documents) — the paper's baselines (§5.1)."""
 
-    kind: Literal["holmes", "base", "base_docs"] = "holmes"
+    kind: str = "holmes"           # a registered method (kgp_kedro.holmes.methods)
     qualifiers: bool = True        # false: triples without their document title (ablation)
     complementary: bool = True     # complementary fact retrieval (§4.2.3), one extra call at most
+
+    @model_validator(mode="after")
+    def _kind_known(self) -> "MethodParams":
+        from kgp_kedro.holmes.methods import HOLMES_METHODS
+
+        try:
+            HOLMES_METHODS.get(self.kind)
+        except KeyError as exc:
+            raise ValueError(str(exc.args[0])) from None
+        return self
+
+    def method(self):
+        """The registered :class:`~kgp_kedro.holmes.methods.AnswerMethod` of ``kind``."""
+        from kgp_kedro.holmes.methods import HOLMES_METHODS
+
+        return HOLMES_METHODS.get(self.kind)
 
 
 class HolmesParams(Params):

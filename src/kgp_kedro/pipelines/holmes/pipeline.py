@@ -30,7 +30,7 @@ def create_pipeline(params) -> Pipeline:
              "holmes_pruned_facts", name="prune_facts"),
     ]
     for name, method in holmes.methods.items():
-        if method.kind == "holmes":
+        if method.method().reads_facts:
             func = update_wrapper(partial(answer_with_facts, name=name), answer_with_facts)
             inputs = ["qa_questions", "holmes_pruned_facts", "holmes_schema",
                       "holmes_entity_documents", "holmes_hyper_triples", "documents",

@@ -1,0 +1,51 @@
+"""HOLMES' and EWEK-QA's methods are found through registries, as KGP's are: the YAML's
+``holmes.methods.<name>.kind`` and ``ewek.methods.<name>.kg`` name registered entries, and
+an unknown name is an error naming the key."""
+from __future__ import annotations
+
+import pytest
+
+from kgp_kedro.config.base import ParameterError, validate
+from kgp_kedro.ewek.params import EwekParams, TogParams
+from kgp_kedro.ewek.tog import KG_SEARCHES, EmbeddingScorer
+from kgp_kedro.ewek.tog_llm import LLMScorer
+from kgp_kedro.holmes.methods import HOLMES_METHODS, AnswerMethod
+from kgp_kedro.holmes.params import HolmesParams
+
+
+def test_holmes_kinds_are_registered_methods():
+    assert HOLMES_METHODS.names() == ["base", "base_docs", "holmes"]
+    methods = HolmesParams().methods
+    assert [m.method().reads_facts for m in methods.values()] == [True, True, False, False]
+    assert [m.method().with_documents for m in methods.values()] == [False, False, False, True]
+
+
+def test_a_registered_holmes_method_is_accepted_and_an_unknown_one_named():
+    @HOLMES_METHODS.register("toy_docs")
+    class FakeDocsAnswer(AnswerMethod):
+        """A fake method for this test: the documents baseline under another kind."""
+
+        with_documents = True
+
+    try:
+        params = validate(HolmesParams, {"methods": {"mine": {"kind": "toy_docs"}}}, "holmes")
+        assert params.methods["mine"].method() is FakeDocsAnswer
+    finally:
+        HOLMES_METHODS.unregister("toy_docs")
+    with pytest.raises(ParameterError, match=r"holmes\.methods\.mine: .*unknown HOLMES method "
+                                             r"'toy_docs'"):
+        validate(HolmesParams, {"methods": {"mine": {"kind": "toy_docs"}}}, "holmes")
+
+
+def test_ewek_kg_searches_are_registered_scorers():
+    assert KG_SEARCHES.names() == ["tog", "toge"]
+    embedding = EmbeddingScorer(lambda texts: [[1.0, 0.0] for _ in texts], "q")
+    tog = TogParams()
+    assert KG_SEARCHES.get("toge")(embedding, None, tog) is embedding
+    scorer = KG_SEARCHES.get("tog")(embedding, "client", tog)
+    assert isinstance(scorer, LLMScorer)
+    assert (scorer.client, scorer.width, scorer.max_tokens) == ("client", tog.width,
+                                                                tog.prune_max_tokens)
+    with pytest.raises(ParameterError, match=r"ewek\.methods\.x: .*kg must be none or one of "
+                                             r"tog, toge, got 'kgp'"):
+        validate(EwekParams, {"methods": {"x": {"kg": "kgp"}}}, "ewek")
