@@ -43,7 +43,7 @@ sys.path.insert(0, str(ROOT))
 
 from kgp_kedro.config.sections import LLMParams  # noqa: E402
 from kgp_kedro.facts import EXTRACTORS  # noqa: E402
-from kgp_kedro.facts.extractors.llm import triple_prompt  # noqa: E402
+from kgp_kedro.prompts.holmes import triple_prompt
 from kgp_kedro.llm import make_llm  # noqa: E402
 from tests.conftest import HOTPOT, MUSIQUE, TWOWIKI, load  # noqa: E402
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kgp_kedro.agents.base import NEXT_EVIDENCE_INSTRUCTION, ScoreRequest
+from kgp_kedro.agents.base import ScoreRequest
+from kgp_kedro.prompts.kgp import NEXT_EVIDENCE_INSTRUCTION
 from kgp_kedro.agents.generative import ChatAgent, Seq2SeqAgent
 from kgp_kedro.corpus.collection import Collection
 from kgp_kedro.llm import LLMClient

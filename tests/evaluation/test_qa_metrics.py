@@ -3,7 +3,8 @@ verdict is the paper's Acc."""
 import pytest
 
 from kgp_kedro.evaluation.qa_metrics import (contains_answer, exact_match, f1_score,
-                                             judge_prompt, normalize_answer, parse_judgement)
+                                             normalize_answer, parse_judgement)
+from kgp_kedro.prompts.kgp import judge_prompt
 
 
 @pytest.mark.parametrize("text, expected", [

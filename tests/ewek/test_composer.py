@@ -6,8 +6,9 @@ import math
 
 import numpy as np
 
-from kgp_kedro.ewek.composer import (citation_accuracy, cited_sentences, compose_messages,
-                                     parse_cited_answer, parse_citations, references)
+from kgp_kedro.ewek.composer import (citation_accuracy, cited_sentences, parse_citations,
+                                     parse_cited_answer, references)
+from kgp_kedro.prompts.ewek import compose_messages
 from kgp_kedro.ewek.dedup import deduplicate
 from kgp_kedro.ewek.quotes import Quote
 from kgp_kedro.ewek.tog import Triple

@@ -7,7 +7,8 @@ import pytest
 
 from kgp_kedro.facts import (EXTRACTORS, EntityDocumentGraph, HyperTriple, extract_documents,
                              fact_graph)
-from kgp_kedro.facts.extractors.llm import TRIPLE_PROMPT, parse_triples, triple_prompt
+from kgp_kedro.facts.extractors.llm import parse_triples
+from kgp_kedro.prompts.holmes import TRIPLE_PROMPT, triple_prompt
 from kgp_kedro.llm import LLMClient
 from kgp_kedro.llm.backends import OpenAIBackend
 from tests.llm.fake_openai_server import FakeOpenAIServer

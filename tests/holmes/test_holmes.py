@@ -11,7 +11,8 @@ from kgp_kedro.facts import EntityDocumentGraph, HyperTriple
 from kgp_kedro.graphs.builders.entity import LinkerParams
 from kgp_kedro.holmes import run as holmes
 from kgp_kedro.holmes.params import HolmesParams
-from kgp_kedro.holmes.prompts import parse_reply, reader_prompt
+from kgp_kedro.holmes.replies import parse_reply
+from kgp_kedro.prompts.holmes import reader_prompt
 from kgp_kedro.holmes.pruning import prune, relation_scores
 from kgp_kedro.holmes.question import SchemaTriple, parse_question
 from kgp_kedro.holmes.schema import mine_auxiliary_schema, select_auxiliary
@@ -218,7 +219,8 @@ def test_precision_and_recall_by_hand():
 
 
 def test_question_schema_from_the_llm_prompts():
-    from kgp_kedro.holmes.question import QUESTION_PROMPT, llm_question, parse_question_reply
+    from kgp_kedro.holmes.question import llm_question, parse_question_reply
+    from kgp_kedro.prompts.holmes import QUESTION_PROMPT
 
     assert parse_question_reply("Entities: ['Elon Musk', 'NASA']\nImportant Relations: "
                                 "[co-founded, merge with]") == (["Elon Musk", "NASA"],

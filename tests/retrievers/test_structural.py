@@ -16,9 +16,9 @@ from kgp_kedro.graphs.build import build_variant
 from kgp_kedro.graphs.model import Graph
 from kgp_kedro.retrievers.base import Resources
 from kgp_kedro.retrievers.kgp import Kgp
-from kgp_kedro.retrievers.structural import (ROUTER_EXAMPLES, StructuralQuery, classify_llm,
-                                             classify_rules, parse_router_reply,
-                                             router_messages)
+from kgp_kedro.prompts.structural import ROUTER_EXAMPLES, router_messages
+from kgp_kedro.retrievers.structural import (StructuralQuery, classify_llm, classify_rules,
+                                             parse_router_reply)
 from tests.corpus.files import make_docx, make_pdf
 
 

@@ -21,9 +21,6 @@ from kgp_kedro.search.tfidf import text_similarity
 
 logger = logging.getLogger(__name__)
 
-NEXT_EVIDENCE_INSTRUCTION = ("What evidence do we need to answer the question given the current "
-                             "evidence?")
-
 
 @dataclass(frozen=True)
 class ScoreRequest:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kgp_kedro.agents.base import AGENTS, NEXT_EVIDENCE_INSTRUCTION, GenerativeAgent
+from kgp_kedro.agents.base import AGENTS, GenerativeAgent
 from kgp_kedro.config.base import Params, PosInt
 from kgp_kedro.models import load_seq2seq
+from kgp_kedro.prompts.kgp import NEXT_EVIDENCE_INSTRUCTION, next_evidence_prompt, seq2seq_input
 from kgp_kedro.retrievers.base import Requirements, Resources, SkippedMethod
 
 
@@ -33,7 +34,7 @@ class Seq2SeqAgent(GenerativeAgent):
         import torch
 
         p = self.params
-        prompt = f"{p.instruction} question: {question} evidence: {' '.join(path_texts)}"
+        prompt = seq2seq_input(p.instruction, question, path_texts)
         inputs = self.tokenizer(prompt, return_tensors="pt", truncation=True,
                                 max_length=p.max_length).to(self.device)
         with torch.no_grad():
@@ -55,9 +56,8 @@ class ChatAgent(GenerativeAgent):
     needs = Requirements(llm=True)
 
     def _messages(self, question: str, path_texts: Sequence[str]) -> list[dict[str, str]]:
-        prompt = (f"Instruction: {self.params.instruction}\n\n"
-                  f"Input: {' '.join([question, *path_texts])}\n\nOutput:")
-        return [{"role": "user", "content": prompt}]
+        return [{"role": "user",
+                 "content": next_evidence_prompt(self.params.instruction, question, path_texts)}]
 
     def generate(self, question: str, path_texts: Sequence[str]) -> str | None:
         return self.generate_many([(question, path_texts)])[0]

@@ -57,30 +57,6 @@ def contains_answer(prediction: str, golds: str | Sequence[str]) -> float:
     return float(any(f" {g} " in pred for g in map(normalize_answer, _golds(golds)) if g))
 
 
-JUDGE_EXAMPLES = (
-    ("What company owns the property of Marvel Comics?", "The Walt Disney Company",
-     "The Walt Disney Company", 1),
-    ("Which constituent college of the University of Oxford endows four professorial "
-     "fellowships for sciences including chemistry and pure mathematics?", "Magdalen College",
-     "Magdalen College.", 1),
-    ("Which year was Marvel started?", "1939", "1200", 0),
-)
-
-
-def judge_prompt(question: str, answer: str, prediction: str) -> str:
-    """The paper's grading prompt (Listing 5): its verdict is the paper's Acc (``acc``)."""
-    examples = "\n\n=====\n\n".join(
-        f"Question: {q}\n\nAnswer: {a}\n\nPrediction: {p}\n\nReturn: {r}"
-        for q, a, p, r in JUDGE_EXAMPLES)
-    return ("You are an expert professor specialized in grading whether the prediction to the "
-            "question is correct or not according to the real answer.\n\n=====\n\n"
-            f"For example:\n\n=====\n\n{examples}\n\n=====\n\n"
-            f"You are grading the following question:\n\nQuestion: {question}\n\n"
-            f"Answer: {answer}\n\nPrediction: {prediction}\n\n"
-            "If the prediction is correct according to the answer, return 1. Otherwise, "
-            "return 0.\n\nReturn: your reply can only be one number '0' or '1'")
-
-
 def parse_judgement(reply: str) -> float | None:
     """1.0 / 0.0 from the judge's reply (its first 0 or 1), None when it gave neither."""
     match = re.search(r"[01]", reply)

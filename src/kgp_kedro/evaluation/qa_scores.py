@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 
 from kgp_kedro.corpus.collection import supporting_passages
-from kgp_kedro.evaluation.qa_metrics import (contains_answer, exact_match, f1_score,
-                                             judge_prompt, parse_judgement)
+from kgp_kedro.evaluation.qa_metrics import contains_answer, exact_match, f1_score, parse_judgement
+from kgp_kedro.prompts.kgp import judge_prompt
 from kgp_kedro.evaluation.structure import STRUCTURE_METRICS, StructureIndex, gold_structure
 
 logger = logging.getLogger(__name__)

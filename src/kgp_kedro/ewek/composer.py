@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kgp_kedro.reading.prompts import parse_answer
+from kgp_kedro.reading.contexts import parse_answer
 
 _CITATION = re.compile(r"\[\s*(\d+(?:\s*[,;]\s*\d+)*)\s*\]")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
@@ -39,13 +39,6 @@ def references(triples: Sequence, quotes: Sequence) -> list[Reference]:
     for q in quotes:
         refs.append(Reference(len(refs) + 1, "web", q.text, q.passage_ids, q.quote_id))
     return refs
-
-
-def compose_messages(question: str, refs: Sequence[Reference], instruction: str) -> list[dict]:
-    """A.4's prompt as chat messages: the instruction, then the question and numbered quotes."""
-    listed = "\n".join(f"{r.number}: {r.text}" for r in refs)
-    return [{"role": "system", "content": instruction},
-            {"role": "user", "content": f"Question: {question}\n\nQuotes:\n{listed}\n\nAnswer:"}]
 
 
 def parse_citations(reply: str) -> list[int]:
@@ -87,9 +80,3 @@ def citation_accuracy(cited: Sequence[int], refs: Sequence[Reference],
     return good / len(cited)
 
 
-def judge_prompt(sub_answer: str, quote: str) -> str:
-    """A.3's citation judge prompt."""
-    return ("You are given an Answer and a Context. Your task is to identify whether the "
-            "information in the Answer is present in (or supported by) the information in the "
-            'Context. Output "Yes" if the Answer is supported by the Context.\n'
-            f"Answer: {sub_answer}\nContext: {quote}")

@@ -8,6 +8,7 @@ from pydantic import Field, model_validator
 
 from kgp_kedro.config.base import Fraction, Int, Params, PosInt
 from kgp_kedro.config.sections import Source
+from kgp_kedro.prompts.ewek import COMPOSER_INSTRUCTION
 
 
 class SplitterParams(Params):
@@ -99,13 +100,7 @@ class ComposerParams(Params):
 
     quotes: PosInt = 5              # A.1: the top 5 quotes
     max_tokens: PosInt = 64
-    # A.4's LLaMA-2 instruction; the short-answer sentence lets EM / F1 score the reply (as
-    # read.system_prompt does for the reader)
-    instruction: str = ("Given the following quotes answer the question. You are given quotes "
-                        "with their numbers. Each quote used in the answer should be cited with "
-                        "[ and ] symbols and the number of the quote in between. Answer with a "
-                        "short phrase (a name, date, number, yes or no) followed by its "
-                        "citations, e.g. Paris [2].")
+    instruction: str = COMPOSER_INSTRUCTION   # A.4's LLaMA-2 instruction (kgp_kedro.prompts.ewek)
     judge: bool = False             # A.3: the LLM judges each cited sentence against its quote
     judge_max_tokens: PosInt = 4
 

@@ -22,9 +22,9 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from kgp_kedro.ewek.composer import (citation_accuracy, cited_sentences, compose_messages,
-                                     judge_prompt, parse_cited_answer, parse_citations,
-                                     references)
+from kgp_kedro.ewek.composer import (citation_accuracy, cited_sentences, parse_citations,
+                                     parse_cited_answer, references)
+from kgp_kedro.prompts.ewek import compose_messages, judge_prompt
 from kgp_kedro.ewek.dedup import deduplicate
 from kgp_kedro.ewek.facts_graph import collection_relation_graph
 from kgp_kedro.ewek.params import EwekParams

@@ -12,6 +12,7 @@ from kgp_kedro.facts.base import SPACY_TYPES
 from kgp_kedro.facts.extractors.dependency import load_spacy
 from kgp_kedro.graphs.linking import entity_tokens, strip_disambiguation
 from kgp_kedro.holmes.types import coarse_type, wh_type
+from kgp_kedro.prompts.holmes import QUESTION_PROMPT, TYPE_PROMPT
 
 
 @dataclass(frozen=True)
@@ -101,23 +102,6 @@ def parse_question(question: str, titles: Sequence[str] = (),
                                        _argument_type(pobj[0]) if pobj else ""))
     return QuestionParse(list(dict.fromkeys(entities)), list(dict.fromkeys(schema)))
 
-
-# A.4.2, verbatim
-QUESTION_PROMPT = """Question: {question}
-Task: extract all named entities from the above question. Then extract all the important information (each information should be 2-3 words) needed to answer the question. Output format - "entities: [ent1, ent2, ...] important relations: [info1, info2, ...]". Please note, do not give named entities in the 'important relations'
-Use the following examples to understand the task:
-Question: Who is the author of the book that inspired the movie starring Tom Hanks as a symbologist?
-Entities: [Tom Hanks]
-Important Relations: [author of, inspired the movie, stars,as a symbologist]
-Question: Did the company that Elon Musk co-founded in 2002 eventually merge with a firm that had been contracted by NASA to resupply the International Space Station?
-Entities: ['Elon Musk', '2002', 'NASA', 'International Space Station']
-Important Relations: ['co-founded', 'merge with', 'contracted by', 'resupply']"""
-
-# A.4.3, verbatim
-TYPE_PROMPT = ("Task: Generate the subject and object entity type for the following relation, "
-               "w.r.t. the provided context information. relation: {relation} Context: "
-               "{context} ; DO NOT extract partial info. Output format: [<subject entity type>, "
-               "< object entity type>]")
 
 _LIST = re.compile(r"\[([^\]]*)\]")
 

@@ -23,13 +23,15 @@ from kgp_kedro.facts import (EXTRACTORS, EntityDocumentGraph, FactExtractor, Hyp
 from kgp_kedro.facts.extractors.dependency import load_spacy
 from kgp_kedro.graphs.builders.entity import EntityBuilder
 from kgp_kedro.holmes.params import HolmesParams, MethodParams
-from kgp_kedro.holmes.prompts import parse_reply, quoted_names, reader_prompt
+from kgp_kedro.holmes.replies import parse_reply, quoted_names
+from kgp_kedro.prompts.holmes import reader_prompt
 from kgp_kedro.holmes.pruning import prune, relation_scores
 from kgp_kedro.holmes.question import (QuestionParse, SchemaTriple, llm_question,
                                        parse_question, title_mentions)
 from kgp_kedro.holmes.schema import select_auxiliary
 from kgp_kedro.holmes.traversal import level_order
-from kgp_kedro.reading.prompts import fit_contexts, parse_answer, qa_prompt
+from kgp_kedro.prompts.kgp import qa_prompt
+from kgp_kedro.reading.contexts import fit_contexts, parse_answer
 from kgp_kedro.reading.reader import READ_COLUMNS, log_read_summary, prompt_budget
 
 logger = logging.getLogger(__name__)

@@ -31,65 +31,14 @@ import numpy as np
 import pandas as pd
 from kgp_kedro.holmes.schema import SCHEMA_COLUMNS
 from kgp_kedro.holmes.types import coarse_type
+from kgp_kedro.prompts.holmes import category_prompt, decompose_prompt, schema_prompt
 
 logger = logging.getLogger(__name__)
 
 INDUCED_COLUMNS = [*SCHEMA_COLUMNS, "induced_from"]
 
-# A.5.1, verbatim (few-shot); the question to decompose is appended after the example
-DECOMPOSE_PROMPT = """Task: Decompose a multi-hop question into a series of single-hop questions to assist in finding the answer in a step-by-step manner.
-Instruction:
-i. Proceed with the decomposition according to the outlined chain of thought.
-ii. Only return the sub-questions, nothing else.
-iii. Focus on the entities in the question
-iv. If decomposition is not clear, do not guess.
-
-Question: Lily's Driftwood Bay premiered on what British television channel that is operated by a joint venture between Viacom International Media Networks Europe and Sky plc?
-Chain of Thought Instructions:
-1. Identify the ultimate goal of the question: Find the television channel on which Lily's Driftwood Bay premiered.
-2. Recognize that there are two pieces of information needed: a) Determine the British television channel operated by the specific joint venture. b) Find out if Lily's Driftwood Bay premiered on this channel.
-3. Create single-hop sub-questions that will answer these pieces of information separately.
-Output:
-1. Which British television channel is operated by a joint venture between Viacom International Media Networks Europe and Sky plc?
-2. Did Lily's Driftwood Bay premiere on this specific British television channel?
-
-Question: {question}
-Output:"""  # noqa: E501
-
-# A.5.3, verbatim; the cluster's questions follow, one per line
-CATEGORY_PROMPT = """Task: Extract latent topics with focus on entity types (not the entities themselves) and relations in below given questions. These topics should be the underlying question categories for these questions.
-Instructions:
-i. Keep in mind that I will later use these latent topics to create a KG schema such that the KG can answer questions such as the ones listed below.
-ii. Answer in 1 sentence using detailed and informative words only.
-iii. Consider cross-question information too for determining the latent topics.
-iv. Directly give the latent topics without preamble text like "the latent topic is ...", and use bullets to separate topics.
-Questions:
-{questions}"""  # noqa: E501
-
-# A.5.4, verbatim
-SCHEMA_PROMPT = """Task: Create a graph schema for my KG using the broad question categories that I want to be answered by the KG. The broad question categories are: {question categories}
-Instructions:
-i. Create a set of relations for a knowledge graph that clearly and unambiguously express the relationships between entities ensuring they are reusable, standardized, and semantically meaningful.
-ii. Generate a list of distinct, relevant, and comprehensive entities for a knowledge graph about wikipedia text, ensuring they are specific, meaningful, and cover all aspects of the domain.
-iii. After extracting the entities and relation types, for the graph schema of the knowledge graph return the all the triplets "entity type - Relation Type - Entity Type" in the output as a list
-iv. Important: ensure that the triplets generated forms a connected graph
-v. Important: nothing else other than the list of triplets should be returned. Format for the list: [("Entity type", "relation", "Entity type"), ("Entity type", "relation", "Entity type"),...]"""  # noqa: E501
 
 N_NEAREST = 5   # A.5.3: the centroid question and the five questions closest to the centroid
-
-
-def decompose_prompt(question: str) -> str:
-    return DECOMPOSE_PROMPT.replace("{question}", question)
-
-
-def category_prompt(questions: Sequence[str]) -> str:
-    return CATEGORY_PROMPT.replace("{questions}", "\n".join(f"- {q}" for q in questions))
-
-
-def schema_prompt(categories: Sequence[str]) -> str:
-    """A.5.4 with the categories in the sentence, separated by semicolons."""
-    return SCHEMA_PROMPT.replace("{question categories}",
-                                 "; ".join(c.rstrip(" .;") for c in categories))
 
 
 _NUMBERED = re.compile(r"^\s*(?:[-*•]\s*)?(?:\(?\d+[.):]|[a-z][.)]|[-*•])\s*(.+)$")

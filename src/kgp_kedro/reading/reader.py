@@ -6,7 +6,8 @@ import logging
 import pandas as pd
 
 from kgp_kedro.llm import LLMClient
-from kgp_kedro.reading.prompts import fit_contexts, parse_answer, qa_prompt
+from kgp_kedro.prompts.kgp import qa_prompt
+from kgp_kedro.reading.contexts import fit_contexts, parse_answer
 
 logger = logging.getLogger(__name__)
 

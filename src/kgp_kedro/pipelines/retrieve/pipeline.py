@@ -1,7 +1,7 @@
 """retrieve: one namespace per method of ``retrieve.methods``, writing ``retrieved_<method>``,
 with the inputs the method's retriever requires (the KG of ``retrieve.graph``, passage
 embeddings, the LLM). Methods that call the LLM run on ``qa_questions``, the reader's set."""
-from kedro.pipeline import Pipeline, node
+from kedro.pipeline import Pipeline
 
 from kgp_kedro.pipelines.retrieval import method_pipeline
 

@@ -1,0 +1,40 @@
+"""The reader's context budget (how many ranked contexts fit the window with the question, in
+the prompts of §8.9: :func:`kgp_kedro.prompts.kgp.qa_prompt`) and the answer read off the
+reply."""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from kgp_kedro.prompts.kgp import qa_prompt
+
+
+def fit_contexts(question: str, contexts: Sequence[str], count_tokens: Callable[[str], int],
+                 max_prompt_tokens: int, style: str = "numbered") -> int:
+    """How many of the ranked ``contexts`` fit in ``max_prompt_tokens`` with the question: the
+    lowest-ranked contexts are cut first; the question is never cut (a question too long for
+    the window alone raises)."""
+    if count_tokens(qa_prompt(question, (), style)) > max_prompt_tokens:
+        raise ValueError(f"the question alone exceeds the prompt budget of {max_prompt_tokens} "
+                         f"tokens: {question[:80]!r}")
+    low, high = 0, len(contexts)  # largest n with prompt(n) within budget (monotone in n)
+    while low < high:
+        mid = (low + high + 1) // 2
+        if count_tokens(qa_prompt(question, contexts[:mid], style)) <= max_prompt_tokens:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+_PREFIX = re.compile(r"^\s*(?:final\s+)?answer\s*[:：-]\s*", re.IGNORECASE)
+
+
+def parse_answer(reply: str) -> str:
+    """The answer in a reply: its first non-empty line without an ``ANSWER:`` prefix or
+    surrounding markdown emphasis."""
+    for line in reply.splitlines():
+        line = _PREFIX.sub("", line.strip()).strip().strip("*").strip()
+        if line:
+            return line
+    return ""
