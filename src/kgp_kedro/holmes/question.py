@@ -13,6 +13,7 @@ from kgp_kedro.facts.extractors.dependency import load_spacy
 from kgp_kedro.graphs.linking import entity_tokens, strip_disambiguation
 from kgp_kedro.holmes.types import coarse_type, wh_type
 from kgp_kedro.prompts.holmes import QUESTION_PROMPT, TYPE_PROMPT
+from kgp_kedro.registry import Registry
 
 
 @dataclass(frozen=True)
@@ -144,3 +145,41 @@ def llm_question(question: str, llm, max_tokens: int) -> tuple[QuestionParse, in
         schema.append(SchemaTriple(coarse_type(types[0]), relation.lower(),
                                    coarse_type(types[1])))
     return QuestionParse(entities, list(dict.fromkeys(schema))), 1 + len(prompts)
+
+
+class QuestionParser:
+    """How ``holmes.question_parser`` reads a question's entities and schema triples:
+    :meth:`parse` gives them and the LLM calls it took; ``needs_llm`` parsers get the client."""
+
+    name: str
+    needs_llm = False
+
+    def parse(self, question: str, titles: Sequence[str], llm, params
+              ) -> tuple[QuestionParse, int]:
+        raise NotImplementedError
+
+
+QUESTION_PARSERS: Registry[QuestionParser] = Registry("HOLMES question parser", "kgp_kedro.holmes")
+
+
+@QUESTION_PARSERS.register("parse")
+class DependencyQuestionParser(QuestionParser):
+    """Offline: the question's dependency parse (:func:`parse_question`)."""
+
+    def parse(self, question: str, titles: Sequence[str], llm, params
+              ) -> tuple[QuestionParse, int]:
+        return parse_question(question, titles, params.spacy_model), 0
+
+
+@QUESTION_PARSERS.register("llm")
+class LLMQuestionParser(QuestionParser):
+    """A.4.2 and A.4.3 through the LLM (:func:`llm_question`); the documents' titles the
+    question names join its entities."""
+
+    needs_llm = True
+
+    def parse(self, question: str, titles: Sequence[str], llm, params
+              ) -> tuple[QuestionParse, int]:
+        result, n = llm_question(question, llm, params.schema_max_tokens)
+        extra = [t for t in title_mentions(question, titles) if t not in result.entities]
+        return QuestionParse([*result.entities, *extra], result.schema), n

@@ -23,13 +23,12 @@ from kgp_kedro.facts import (EXTRACTORS, EntityDocumentGraph, FactExtractor, Hyp
 from kgp_kedro.facts.extractors.dependency import load_spacy
 from kgp_kedro.graphs.builders.entity import EntityBuilder
 from kgp_kedro.holmes.params import HolmesParams, MethodParams
-from kgp_kedro.holmes.replies import parse_reply, quoted_names
-from kgp_kedro.prompts.holmes import reader_prompt
 from kgp_kedro.holmes.pruning import prune, relation_scores
-from kgp_kedro.holmes.question import (QuestionParse, SchemaTriple, llm_question,
-                                       parse_question, title_mentions)
+from kgp_kedro.holmes.question import QuestionParse, SchemaTriple, title_mentions
+from kgp_kedro.holmes.replies import parse_reply, quoted_names
 from kgp_kedro.holmes.schema import select_auxiliary
 from kgp_kedro.holmes.traversal import level_order
+from kgp_kedro.prompts.holmes import reader_prompt
 from kgp_kedro.prompts.kgp import qa_prompt
 from kgp_kedro.reading.contexts import fit_contexts, parse_answer
 from kgp_kedro.reading.reader import READ_COLUMNS, log_read_summary, prompt_budget
@@ -91,8 +90,7 @@ def graphs_of(entity_docs: pd.DataFrame) -> dict[str, EntityDocumentGraph]:
 
 def make_extractor(params: HolmesParams, llm=None) -> FactExtractor:
     cls = EXTRACTORS.get(params.extractor)
-    return cls(params.extractor_params(), llm=llm) if params.extractor == "llm" else \
-        cls(params.extractor_params())
+    return cls(params.extractor_params(), **({"llm": llm} if cls.needs_llm else {}))
 
 
 class DocumentFacts:
@@ -139,16 +137,12 @@ def parse_questions(questions: pd.DataFrame, graphs: dict[str, EntityDocumentGra
                                                              dict[str, int]]:
     """Each question's entities and schema triples (offline parse, or the LLM), and the LLM
     calls it took. Entities always include the documents' titles named in the question."""
+    parser = params.question_parser_class()()
     parsed, calls = {}, {}
     for q in questions.itertuples(index=False):
         titles = list(graphs[q.question_id].titles.values()) if q.question_id in graphs else []
-        if params.question_parser == "llm":
-            result, n = llm_question(q.question, llm, params.schema_max_tokens)
-            extra = [t for t in title_mentions(q.question, titles) if t not in result.entities]
-            result = QuestionParse([*result.entities, *extra], result.schema)
-        else:
-            result, n = parse_question(q.question, titles, params.spacy_model), 0
-        parsed[q.question_id], calls[q.question_id] = result, n
+        parsed[q.question_id], calls[q.question_id] = parser.parse(q.question, titles, llm,
+                                                                    params)
     return parsed, calls
 
 

@@ -34,6 +34,8 @@ class LLMExtractor(FactExtractor):
     """Triples from the LLM (``llm``: an :class:`~kgp_kedro.llm.LLMClient`) with the paper's
     prompt; types are left unknown (the paper types relations in the schema, not in the KG)."""
 
+    needs_llm = True
+
     class Params(Params):
         max_tokens: PosInt = 512   # the reply: a paragraph's triples
 

@@ -100,8 +100,7 @@ def answer_with_ewek(qa_questions: pd.DataFrame, documents: pd.DataFrame,
     lazy = LazyEncoder(encoder_params)
     cache = embedding_cache(encoder_params.cache_dir, lazy)
     client = make_llm(llm)
-    extractor = make_extractor(params.facts.extractor, client if params.facts.extractor == "llm"
-                               else None) if params.needs_graph() else None
+    extractor = make_extractor(params.facts.extractor, client) if params.needs_graph() else None
     try:
         quotes, triples, answers = run_ewek(qa_questions, documents, passages, lazy, model,
                                             client, params, cache, extractor)

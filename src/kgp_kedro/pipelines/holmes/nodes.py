@@ -77,7 +77,8 @@ def extract_hyper_triples(qa_questions: pd.DataFrame, documents: pd.DataFrame,
                           llm: dict[str, Any]) -> pd.DataFrame:
     """``holmes_hyper_triples``: the hyper triples the level-order traversal keeps (k levels)."""
     params = _params(holmes_params)
-    client = _llm(params, llm, params.extractor == "llm" or params.question_parser == "llm")
+    client = _llm(params, llm, params.extractor_class().needs_llm
+                  or params.question_parser_class().needs_llm)
     graphs = holmes.graphs_of(entity_documents)
     parsed, _ = holmes.parse_questions(qa_questions, graphs, params, client)
     facts = holmes.DocumentFacts(documents, holmes.make_extractor(params, client),
@@ -91,7 +92,7 @@ def build_schema(qa_questions: pd.DataFrame, entity_documents: pd.DataFrame,
                  encoder: dict[str, Any], llm: dict[str, Any]) -> pd.DataFrame:
     """``holmes_schema``: each question's query-aligned schema (its own and auxiliary triples)."""
     params = _params(holmes_params)
-    client = _llm(params, llm, params.question_parser == "llm")
+    client = _llm(params, llm, params.question_parser_class().needs_llm)
     parsed, calls = holmes.parse_questions(qa_questions, holmes.graphs_of(entity_documents),
                                            params, client)
     return holmes.schema_table(qa_questions, parsed, calls, auxiliary, _embed(encoder), params)
@@ -108,7 +109,7 @@ def _other_calls(params: HolmesParams, triples: pd.DataFrame,
     """LLM calls a question took before the reader: the schema's, and one per document read
     when the extractor is the LLM (before caching)."""
     calls = schema.groupby("question_id")["llm_calls"].first().astype(int).to_dict()
-    if params.extractor == "llm" and len(triples):
+    if params.extractor_class().needs_llm and len(triples):
         read = triples.groupby("question_id")["documents_read"].first().astype(int)
         for qid, n in read.items():
             calls[qid] = calls.get(qid, 0) + int(n)
