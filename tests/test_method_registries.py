@@ -3,6 +3,7 @@
 an unknown name is an error naming the key."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from kgp_kedro.config.base import ParameterError, validate
@@ -32,7 +33,8 @@ def test_a_registered_holmes_method_is_accepted_and_an_unknown_one_named():
         assert params.methods["mine"].method() is FakeDocsAnswer
     finally:
         HOLMES_METHODS.unregister("toy_docs")
-    with pytest.raises(ParameterError, match=r"holmes\.methods\.mine: .*unknown HOLMES method "
+    with pytest.raises(ParameterError, match=r"holmes\.methods\.mine\.kind: .*unknown HOLMES "
+                                             r"method "
                                              r"'toy_docs'"):
         validate(HolmesParams, {"methods": {"mine": {"kind": "toy_docs"}}}, "holmes")
 
@@ -46,7 +48,7 @@ def test_ewek_kg_searches_are_registered_scorers():
     assert isinstance(scorer, LLMScorer)
     assert (scorer.client, scorer.width, scorer.max_tokens) == ("client", tog.width,
                                                                 tog.prune_max_tokens)
-    with pytest.raises(ParameterError, match=r"ewek\.methods\.x: .*kg must be none or one of "
+    with pytest.raises(ParameterError, match=r"ewek\.methods\.x\.kg: .*must be none or one of "
                                              r"tog, toge, got 'kgp'"):
         validate(EwekParams, {"methods": {"x": {"kg": "kgp"}}}, "ewek")
 
@@ -61,5 +63,40 @@ def test_holmes_question_parsers_and_fact_extractors_say_whether_they_need_the_l
         "dependency": False, "llm": True}
     params = validate(HolmesParams, {"question_parser": "llm", "extractor": "llm"}, "holmes")
     assert params.question_parser_class().needs_llm and params.extractor_class().needs_llm
-    with pytest.raises(ParameterError, match=r"holmes: .*unknown HOLMES question parser 'spacy'"):
+    with pytest.raises(ParameterError,
+                       match=r"holmes\.question_parser: .*unknown HOLMES question parser 'spacy'"):
         validate(HolmesParams, {"question_parser": "spacy"}, "holmes")
+
+
+def test_ewek_fast_filters_are_registered_and_rank_as_their_scores():
+    from kgp_kedro.ewek.params import RerankParams
+    from kgp_kedro.ewek.rerank import FAST_FILTERS, fast_filter
+
+    assert FAST_FILTERS.names() == ["bm25", "minilm"]
+    texts = ["the cat sat", "basalt is a volcanic rock", "volcanic ash"]
+    rr = RerankParams()
+    order, _ = fast_filter("which rock is volcanic", texts, 2, "bm25", None, rr)
+    assert order.tolist() == [1, 2]
+
+    def embed(batch):   # a fake encoder: one axis per word of the question
+        words = ["rock", "volcanic"]
+        vectors = np.array([[float(w in t) for w in words] for t in batch])
+        return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+
+    order, scores = fast_filter("volcanic rock", texts, 3, "minilm", embed, rr)
+    assert order.tolist() == [1, 2, 0] and scores[0] == pytest.approx(1.0)
+    with pytest.raises(ParameterError, match=r"ewek\.rerank\.filter: .*must be one of bm25, "
+                                             r"minilm, got 'tfidf'"):
+        validate(RerankParams, {"filter": "tfidf"}, "ewek.rerank")
+
+
+def test_holmes_auxiliary_miners_are_registered_and_the_pipeline_feeds_the_models_they_need():
+    from kgp_kedro.holmes.schema import AUXILIARY_MINERS
+
+    assert AUXILIARY_MINERS.names() == ["llm", "parse"]
+    assert [AUXILIARY_MINERS.get(n).needs_models for n in ("llm", "parse")] == [True, False]
+    params = validate(HolmesParams, {"auxiliary": {"method": "llm"}}, "holmes")
+    assert params.auxiliary.miner() is AUXILIARY_MINERS.get("llm")
+    with pytest.raises(ParameterError, match=r"holmes\.auxiliary\.method: .*unknown HOLMES "
+                                             r"auxiliary schema method 'kmeans'"):
+        validate(HolmesParams, {"auxiliary": {"method": "kmeans"}}, "holmes")

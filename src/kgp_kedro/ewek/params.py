@@ -2,9 +2,7 @@
 defaults (§3.1.1, §3.1.2, §3.2, A.1, A.7)."""
 from __future__ import annotations
 
-from typing import Literal
-
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from kgp_kedro.config.base import Fraction, Int, Params, PosInt
 from kgp_kedro.config.sections import Source
@@ -63,7 +61,8 @@ class RerankParams(Params):
     """Retrieve and rerank (§3.1.1): a fast filter keeps ``filter_top`` quotes, then a
     cross-encoder orders them."""
 
-    filter: Literal["bm25", "minilm"] = "bm25"   # fast filter: BM25 or MiniLM cosine
+    # the fast filter, registered in kgp_kedro.ewek.rerank.FAST_FILTERS: bm25 | minilm (cosine)
+    filter: str = "bm25"
     filter_top: PosInt = 70
     bm25_k1: float = 1.5
     bm25_b: float = 0.75
@@ -77,6 +76,15 @@ class RerankParams(Params):
     # on held-out questions, its AUC within questions reaches this and it loses no recall@k
     # against the filter's order; else the filter's order is kept (logged)
     min_auc: Fraction = 0.6
+
+    @field_validator("filter")
+    @classmethod
+    def _filter_known(cls, name: str) -> str:
+        from kgp_kedro.ewek.rerank import FAST_FILTERS
+
+        if name not in FAST_FILTERS.names():
+            raise ValueError(f"must be one of {', '.join(FAST_FILTERS.names())}, got {name!r}")
+        return name
 
 
 class DedupParams(Params):
@@ -113,13 +121,18 @@ class EwekMethod(Params):
     kg: str = "toge"
     web: bool = True                               # quotes from the documents
 
-    @model_validator(mode="after")
-    def _some_knowledge(self) -> "EwekMethod":
+    @field_validator("kg")
+    @classmethod
+    def _kg_known(cls, kg: str) -> str:
         from kgp_kedro.ewek.tog import KG_SEARCHES
 
-        if self.kg != "none" and self.kg not in KG_SEARCHES.names():
-            raise ValueError(f"kg must be none or one of {', '.join(KG_SEARCHES.names())}, "
-                             f"got {self.kg!r}")
+        if kg != "none" and kg not in KG_SEARCHES.names():
+            raise ValueError(f"must be none or one of {', '.join(KG_SEARCHES.names())}, "
+                             f"got {kg!r}")
+        return kg
+
+    @model_validator(mode="after")
+    def _some_knowledge(self) -> "EwekMethod":
         if self.kg == "none" and not self.web:
             raise ValueError("a method needs kg or web knowledge (kg: none and web: false)")
         return self

@@ -11,27 +11,39 @@ from functools import lru_cache
 
 import numpy as np
 
+from kgp_kedro.registry import Registry
 from kgp_kedro.search.lexical import Bm25Index
 from kgp_kedro.search.ranking import top_k
 
 logger = logging.getLogger(__name__)
 
 
-def fast_filter(question: str, texts: Sequence[str], top: int, kind: str = "bm25",
-                k1: float = 1.5, b: float = 0.75,
-                vectors: np.ndarray | None = None, question_vector: np.ndarray | None = None
-                ) -> tuple[np.ndarray, np.ndarray]:
-    """Positions and scores of the ``top`` quotes by BM25 (``kind='bm25'``) or by the cosine
-    of their normalised ``vectors`` to ``question_vector`` (``'minilm'``); ties keep the
-    earlier quote first."""
-    if kind == "bm25":
-        scores = Bm25Index(texts, k1, b).scores(question)
-    elif kind == "minilm":
-        if vectors is None or question_vector is None:
-            raise ValueError("the minilm filter needs quote and question vectors")
-        scores = vectors @ question_vector if len(texts) else np.zeros(0)
-    else:
-        raise ValueError(f"unknown fast filter {kind!r}: bm25 or minilm")
+# ``ewek.rerank.filter`` -> a fast filter, ``(question, quote texts, embed, ewek.rerank) ->
+# each quote's score``, registered with ``@FAST_FILTERS.register("<name>")``
+FAST_FILTERS: Registry = Registry("EWEK-QA fast filter", "kgp_kedro.ewek")
+
+
+@FAST_FILTERS.register("bm25")
+def bm25_filter(question: str, texts: Sequence[str], embed, rerank_params) -> np.ndarray:
+    """BM25 (``bm25_k1``, ``bm25_b`` of ``ewek.rerank``) of each quote for the question."""
+    return Bm25Index(texts, rerank_params.bm25_k1, rerank_params.bm25_b).scores(question)
+
+
+@FAST_FILTERS.register("minilm")
+def minilm_filter(question: str, texts: Sequence[str], embed, rerank_params) -> np.ndarray:
+    """The cosine of each quote's normalised sentence embedding (``embed``) to the
+    question's."""
+    if not texts:
+        return np.zeros(0)
+    vectors = embed([question, *texts])
+    return vectors[1:] @ vectors[0]
+
+
+def fast_filter(question: str, texts: Sequence[str], top: int, kind: str, embed,
+                rerank_params) -> tuple[np.ndarray, np.ndarray]:
+    """Positions and scores of the ``top`` quotes by the registered filter ``kind``; ties keep
+    the earlier quote first."""
+    scores = FAST_FILTERS.get(kind)(question, texts, embed, rerank_params)
     return top_k(np.asarray(scores, dtype=np.float64), top)
 
 

@@ -120,13 +120,7 @@ def select_quotes(question: str, pages, embed: Embedder, cross_encoder,
             offset += len(group)
     texts = [q.text for q in candidates]
     rr = params.rerank
-    if rr.filter == "minilm" and texts:
-        vecs = embed([question, *texts])
-        positions, scores = fast_filter(question, texts, rr.filter_top, "minilm",
-                                        vectors=vecs[1:], question_vector=vecs[0])
-    else:
-        positions, scores = fast_filter(question, texts, rr.filter_top, "bm25", rr.bm25_k1,
-                                        rr.bm25_b)
+    positions, scores = fast_filter(question, texts, rr.filter_top, rr.filter, embed, rr)
     filtered = [candidates[i] for i in positions]
     order, rscores = rerank(cross_encoder, question, [q.text for q in filtered], rr.batch_size)
     ranked = [int(i) for i in order]

@@ -5,12 +5,21 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from kgp_kedro.config.base import Fraction, Int, NonNegInt, Params, PosInt, validate
 from kgp_kedro.config.sections import Source
 from kgp_kedro.facts import EXTRACTORS
 from kgp_kedro.graphs.builders.entity import LinkerParams
+
+
+def _registered(registry, name: str) -> str:
+    """``name`` when ``registry`` has it; the registry's error (naming the known ones) else."""
+    try:
+        registry.get(name)
+    except KeyError as exc:
+        raise ValueError(str(exc.args[0])) from None
+    return name
 
 
 class AuxiliaryParams(Params):
@@ -26,9 +35,10 @@ class AuxiliaryParams(Params):
     min_count: PosInt = 1                  # questions that must give a schema triple (parse)
     per_relation: PosInt = 3               # auxiliary triples selected per question relation
     min_similarity: Fraction = 0.5         # cosine similarity below which none is selected
-    # parse: each question's parse (offline, the default); llm: A.5's four steps (decomposition,
-    # K-Means chosen by CCES, latent categories, schema induction) through the `llm` block
-    method: Literal["parse", "llm"] = "parse"
+    # a registered miner (kgp_kedro.holmes.schema.AUXILIARY_MINERS): parse, each question's
+    # parse (offline, the default); llm: A.5's four steps (decomposition, K-Means chosen by
+    # CCES, latent categories, schema induction) through the `llm` block
+    method: str = "parse"
     decompose: bool = True                 # llm: A.5.1 decomposition (one call per question)
     # llm: the K-Means cluster counts tried, k_min..k_max (CCES picks one; the silhouette
     # needs 2 <= k <= n - 1, so k_max is capped at the number of questions less one)
@@ -44,6 +54,19 @@ class AuxiliaryParams(Params):
             raise ValueError(f"k_max ({self.k_max}) must be at least k_min ({self.k_min})")
         return self
 
+    @field_validator("method")
+    @classmethod
+    def _method_known(cls, method: str) -> str:
+        from kgp_kedro.holmes.schema import AUXILIARY_MINERS
+
+        return _registered(AUXILIARY_MINERS, method)
+
+    def miner(self):
+        """The registered :class:`~kgp_kedro.holmes.schema.AuxiliaryMiner` of ``method``."""
+        from kgp_kedro.holmes.schema import AUXILIARY_MINERS
+
+        return AUXILIARY_MINERS.get(self.method)
+
 
 class MethodParams(Params):
     """One HOLMES answer method (``answers_<name>``): ``holmes`` (the pruned hyper-relational
@@ -54,15 +77,12 @@ class MethodParams(Params):
     qualifiers: bool = True        # false: triples without their document title (ablation)
     complementary: bool = True     # complementary fact retrieval (§4.2.3), one extra call at most
 
-    @model_validator(mode="after")
-    def _kind_known(self) -> "MethodParams":
+    @field_validator("kind")
+    @classmethod
+    def _kind_known(cls, kind: str) -> str:
         from kgp_kedro.holmes.methods import HOLMES_METHODS
 
-        try:
-            HOLMES_METHODS.get(self.kind)
-        except KeyError as exc:
-            raise ValueError(str(exc.args[0])) from None
-        return self
+        return _registered(HOLMES_METHODS, kind)
 
     def method(self):
         """The registered :class:`~kgp_kedro.holmes.methods.AnswerMethod` of ``kind``."""
@@ -106,13 +126,12 @@ class HolmesParams(Params):
         validate(cls.Params, self.extractor_options, "holmes.extractor_options")
         return self
 
-    @model_validator(mode="after")
-    def _question_parser_known(self) -> "HolmesParams":
-        try:
-            self.question_parser_class()
-        except KeyError as exc:
-            raise ValueError(str(exc.args[0])) from None
-        return self
+    @field_validator("question_parser")
+    @classmethod
+    def _question_parser_known(cls, name: str) -> str:
+        from kgp_kedro.holmes.question import QUESTION_PARSERS
+
+        return _registered(QUESTION_PARSERS, name)
 
     def question_parser_class(self):
         """The registered :class:`~kgp_kedro.holmes.question.QuestionParser` named."""

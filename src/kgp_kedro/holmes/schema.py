@@ -18,6 +18,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from kgp_kedro.holmes.question import SchemaTriple, parse_question
+from kgp_kedro.registry import Registry
 
 SCHEMA_COLUMNS = ["subject_type", "relation", "object_type", "count"]
 
@@ -63,3 +64,29 @@ def select_auxiliary(question: Sequence[SchemaTriple], auxiliary: pd.DataFrame,
         if key not in own:
             chosen.append((SchemaTriple(*key, origin="auxiliary"), sim))
     return chosen
+
+
+class AuxiliaryMiner:
+    """How ``holmes.auxiliary.method`` mines the auxiliary schema from questions: :meth:`mine`
+    gives the schema table; ``needs_models`` miners are handed the LLM client and the question
+    embedder (``holmes.encoder``), the others None."""
+
+    name: str
+    needs_models = False
+
+    def mine(self, questions: Sequence[str], aux, spacy_model: str, llm=None,
+             embed: Callable[[list[str]], np.ndarray] | None = None) -> pd.DataFrame:
+        raise NotImplementedError
+
+
+AUXILIARY_MINERS: Registry[AuxiliaryMiner] = Registry("HOLMES auxiliary schema method",
+                                                      "kgp_kedro.holmes")
+
+
+@AUXILIARY_MINERS.register("parse")
+class ParseMiner(AuxiliaryMiner):
+    """Offline: relations and types off each question's parse (:func:`mine_auxiliary_schema`)."""
+
+    def mine(self, questions: Sequence[str], aux, spacy_model: str, llm=None,
+             embed: Callable[[list[str]], np.ndarray] | None = None) -> pd.DataFrame:
+        return mine_auxiliary_schema(questions, spacy_model, aux.min_count)

@@ -29,7 +29,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from kgp_kedro.holmes.schema import SCHEMA_COLUMNS
+
+from kgp_kedro.holmes.schema import AUXILIARY_MINERS, SCHEMA_COLUMNS, AuxiliaryMiner
 from kgp_kedro.holmes.types import coarse_type
 from kgp_kedro.prompts.holmes import category_prompt, decompose_prompt, schema_prompt
 
@@ -267,3 +268,17 @@ def induce_auxiliary_schema(questions: Sequence[str], llm,
     logger.info("schema induction: %d triples in the reply, %d schema rows, %d LLM calls",
                 len(triples), len(table), calls)
     return Induction(table, calls, subs, clustering, categories, reply)
+
+
+@AUXILIARY_MINERS.register("llm")
+class InductionMiner(AuxiliaryMiner):
+    """A.5's four steps through the LLM (:func:`induce_auxiliary_schema`)."""
+
+    needs_models = True
+
+    def mine(self, questions: Sequence[str], aux, spacy_model: str, llm=None,
+             embed: Callable[[list[str]], np.ndarray] | None = None) -> pd.DataFrame:
+        return induce_auxiliary_schema(questions, llm, embed, decompose=aux.decompose,
+                                       k_min=aux.k_min, k_max=aux.k_max, seed=aux.seed,
+                                       step_max_tokens=aux.step_max_tokens,
+                                       max_tokens=aux.max_tokens).table

@@ -11,8 +11,6 @@ from kgp_kedro.config.sections import EncoderParams, ReadParams
 from kgp_kedro.corpus import read_source
 from kgp_kedro.holmes import run as holmes
 from kgp_kedro.holmes.params import HolmesParams
-from kgp_kedro.holmes.schema import mine_auxiliary_schema
-from kgp_kedro.holmes.schema_induction import induce_auxiliary_schema
 from kgp_kedro.llm import make_llm
 from kgp_kedro.models import load_encoder
 
@@ -53,17 +51,13 @@ def mine_auxiliary(questions: pd.DataFrame, qa_questions: pd.DataFrame,
     texts = texts[:aux.max_questions]
     logger.info("HOLMES auxiliary schema from %d questions (%s)", len(texts),
                 "train files" if aux.sources else "ingested questions not read")
-    if aux.method == "parse":
-        return mine_auxiliary_schema(texts, params.spacy_model, aux.min_count)
+    miner = aux.miner()()
+    if not miner.needs_models:
+        return miner.mine(texts, aux, params.spacy_model)
     if encoder is None or llm is None:
         raise ParameterError("holmes.auxiliary.method",
-                             "llm needs the encoder and llm parameters as node inputs")
-    client = make_llm(llm)
-    induced = induce_auxiliary_schema(texts, client, _embed(encoder), decompose=aux.decompose,
-                                      k_min=aux.k_min, k_max=aux.k_max, seed=aux.seed,
-                                      step_max_tokens=aux.step_max_tokens,
-                                      max_tokens=aux.max_tokens)
-    return induced.table
+                             f"{aux.method} needs the encoder and llm parameters as node inputs")
+    return miner.mine(texts, aux, params.spacy_model, make_llm(llm), _embed(encoder))
 
 
 def link_entities(qa_questions: pd.DataFrame, documents: pd.DataFrame,

@@ -16,7 +16,7 @@ def create_pipeline(params) -> Pipeline:
     encoder = f"params:embed.encoders.{holmes.encoder}"
     nodes = [
         node(mine_auxiliary, ["questions", "qa_questions", "params:holmes"] + (
-            [encoder, "params:llm"] if holmes.auxiliary.method == "llm" else []),
+            [encoder, "params:llm"] if holmes.auxiliary.miner().needs_models else []),
              "holmes_auxiliary_schema", name="mine_auxiliary_schema"),
         node(link_entities, ["qa_questions", "documents", "params:holmes"],
              "holmes_entity_documents", name="link_entities"),
