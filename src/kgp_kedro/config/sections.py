@@ -107,6 +107,9 @@ class OpenAILLMParams(Params):
 class LLMParams(Params):
     backend: Literal["local", "openai"] = "local"
     cache: str | None = "data/07_model_output/llm_calls.sqlite"
+    # the committed reply store (llm/store.py): read before the cache and the model, every
+    # reply added; a benchmark env sets results/llm; null: none
+    store: str | None = None
     sampling: SamplingParams = Field(default_factory=SamplingParams)
     local: LocalLLMParams = Field(default_factory=LocalLLMParams)
     openai: OpenAILLMParams = Field(default_factory=OpenAILLMParams)
