@@ -131,7 +131,15 @@ class ScoreParams(Params):
     judge_max_tokens: PosInt = 4
 
 
+class ResultsParams(Params):
+    root: str = "results"              # the committed results store
+    # results/<benchmark>/: the score stage's per-question rows are recorded there (answers.csv,
+    # run.json; reporting/results.py); null: nothing recorded
+    benchmark: str | None = None
+
+
 class ReportParams(Params):
+    results: ResultsParams = Field(default_factory=ResultsParams)
     table1_methods: list[str] | None = None
     table2_methods: list[str] = Field(default_factory=lambda: [
         "kgp_random", "kgp_tfidf", "kgp_encoder", "kgp_t5", "kgp_chat"])
