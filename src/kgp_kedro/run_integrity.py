@@ -88,7 +88,7 @@ def _alive(pid: int, started: str | None) -> bool:
     return True
 
 
-def _git_commit(project_path: Path) -> str | None:
+def git_commit(project_path: Path) -> str | None:
     try:
         out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=project_path, capture_output=True,
                              text=True, timeout=10, check=False)
@@ -347,7 +347,7 @@ class RunIntegrity:
                  if Path(folder).is_dir()}
         parameters = _run_parameters(catalog)
         record = {"version": version, "pipelines": run_params.get("pipeline_names"),
-                  "env": run_params.get("env"), "git_commit": _git_commit(project),
+                  "env": run_params.get("env"), "git_commit": git_commit(project),
                   "started": marker.get("started"), "finished": _now(), "datasets": saved,
                   "parameters_sha256": parameters_digest(parameters),
                   "inputs": input_hashes(parameters, project), "parameters": parameters}

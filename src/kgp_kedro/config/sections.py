@@ -117,6 +117,9 @@ class OpenAILLMParams(Params):
 class LLMParams(Params):
     backend: Literal["local", "openai"] = "local"
     cache: str | None = "data/07_model_output/llm_calls.sqlite"
+    # the committed reply store (llm/store.py): read before the cache and the model, every
+    # reply added; a benchmark env sets results/llm; null: none
+    store: str | None = None
     sampling: SamplingParams = Field(default_factory=SamplingParams)
     local: LocalLLMParams = Field(default_factory=LocalLLMParams)
     openai: OpenAILLMParams = Field(default_factory=OpenAILLMParams)
@@ -138,7 +141,15 @@ class ScoreParams(Params):
     judge_max_tokens: PosInt = 4
 
 
+class ResultsParams(Params):
+    root: str = "results"              # the committed results store
+    # results/<benchmark>/: the score stage's per-question rows are recorded there (answers.csv,
+    # run.json; reporting/results.py); null: nothing recorded
+    benchmark: str | None = None
+
+
 class ReportParams(Params):
+    results: ResultsParams = Field(default_factory=ResultsParams)
     table1_methods: list[str] | None = None
     table2_methods: list[str] = Field(default_factory=lambda: [
         "kgp_random", "kgp_tfidf", "kgp_encoder", "kgp_t5", "kgp_chat"])

@@ -1,5 +1,6 @@
 """The LLM interface: messages in, :class:`Completion` out (text, token counts, latency),
-through a backend, an on-disk call cache and deterministic sampling (temperature 0)."""
+through a backend, the committed reply store (``results/llm``), an on-disk call cache and
+deterministic sampling (temperature 0)."""
 from __future__ import annotations
 
 import json
@@ -15,6 +16,7 @@ from tqdm.auto import tqdm
 
 from kgp_kedro.llm.backends import LLM_BACKENDS, InvalidReplyError, Messages
 from kgp_kedro.llm.cache import CallCache, call_key
+from kgp_kedro.llm.store import ReplyStore
 
 logger = logging.getLogger(__name__)
 
@@ -34,12 +36,15 @@ class Completion:
 
 
 class LLMClient:
-    """A backend behind the call cache. ``calls`` counts backend calls actually made (cache
-    hits are free); ``requests`` counts every :meth:`complete`."""
+    """A backend behind the reply store and the call cache. A call answered by the store
+    (``store``, read first) or the cache is never sent; a reply the backend gives is added to
+    both, and one found only in the cache is copied into the store. ``calls`` counts backend
+    calls actually made; ``requests`` counts every :meth:`complete`."""
 
     def __init__(self, backend, cache: CallCache | None = None, temperature: float = 0.0,
-                 max_tokens: int = 32, seed: int | None = 0) -> None:
-        self.backend, self.cache = backend, cache
+                 max_tokens: int = 32, seed: int | None = 0,
+                 store: ReplyStore | None = None) -> None:
+        self.backend, self.cache, self.store = backend, cache, store
         self.sampling = {"temperature": float(temperature), "max_tokens": int(max_tokens),
                          "seed": seed}
         self.calls = self.requests = 0
@@ -62,7 +67,7 @@ class LLMClient:
             sampling["max_tokens"] = int(max_tokens)
         self.requests += 1
         key = call_key(self.backend.kind, self.backend.model, messages, sampling)
-        if self.cache is not None and (hit := self.cache.get(key)) is not None:
+        if (hit := self._stored(key)) is not None:
             return Completion(**{**hit, "cached": True})
         self.calls += 1
         start = time.perf_counter()
@@ -76,9 +81,21 @@ class LLMClient:
             return Completion("", 0, 0, latency, error=f"{type(exc).__name__}: {exc}")
         completion = Completion(text, prompt_tokens, completion_tokens,
                                 1000 * (time.perf_counter() - start))
-        if self.cache is not None:  # failures are not cached: a re-run retries them
-            self.cache.put(key, asdict(completion))
+        record = asdict(completion)   # failures are not kept: a re-run retries them
+        for keeper in (self.store, self.cache):
+            if keeper is not None:
+                keeper.put(key, record)
         return completion
+
+    def _stored(self, key: str) -> dict[str, Any] | None:
+        """The reply kept under ``key``: the store's, else the cache's (then copied into the
+        store, so the committed store holds every reply a run used)."""
+        if self.store is not None and (hit := self.store.get(key)) is not None:
+            return hit
+        hit = self.cache.get(key) if self.cache is not None else None
+        if hit is not None and self.store is not None:
+            self.store.put(key, hit)
+        return hit
 
     def complete_many(self, batch: Sequence[Messages], max_tokens: int | None = None,
                       desc: str = "llm") -> list[Completion]:
@@ -102,13 +119,16 @@ def _backend(kind: str, options_json: str):
 
 def make_llm(params: Mapping[str, Any], cache_path: str | None = None) -> LLMClient:
     """The client described by ``parameters_llm.yml``'s ``llm`` block: ``backend`` (``local``
-    or ``openai``), that backend's options under its own name, ``sampling``, and ``cache``
-    (a SQLite path; null disables it). Backends are loaded once per process."""
+    or ``openai``), that backend's options under its own name, ``sampling``, ``cache`` (a
+    SQLite path; null disables it) and ``store`` (the committed reply store's directory, e.g.
+    ``results/llm``; null: none). Backends are loaded once per process."""
     kind = params.get("backend", "local")
     if kind not in LLM_BACKENDS.names():
         raise ValueError(f"llm.backend must be one of {LLM_BACKENDS.names()}, got {kind!r}")
     options = {k: v for k, v in (params.get(kind) or {}).items() if v is not None}
     backend = _backend(kind, json.dumps(options, sort_keys=True))
     cache_path = cache_path or params.get("cache")
+    store = params.get("store")
     return LLMClient(backend, CallCache(cache_path) if cache_path else None,
-                     **(params.get("sampling") or {}))
+                     **(params.get("sampling") or {}),
+                     store=ReplyStore(store) if store else None)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -11,7 +12,9 @@ from kgp_kedro.reporting.qa_tables import (comparison_table, plot_qa_comparison,
                                            score_intervals)
 from kgp_kedro.config import validate
 from kgp_kedro.config.project import parse_method
-from kgp_kedro.config.sections import ReportParams
+from kgp_kedro.config.sections import LLMParams, ReportParams
+from kgp_kedro.reporting.results import ANSWER_BLOCKS, record_answers
+from kgp_kedro.run_integrity import git_commit
 
 logger = logging.getLogger(__name__)
 
@@ -67,3 +70,19 @@ def tabulate_costs(qa_summary: pd.DataFrame, qa_questions: pd.DataFrame,
     return reader_costs(qa_summary, pd.DataFrame(
         rows, columns=["source", "method", "retrieval_calls", "retrieval_latency_ms",
                        "retrieval_llm_calls"]))
+
+
+def record_results(qa_scores: pd.DataFrame, report: dict[str, Any], *blocks: Any) -> None:
+    """Every scored answer of the run into the committed results store
+    (``<report.results.root>/<report.results.benchmark>/answers.csv`` and ``run.json``, with
+    the parameter blocks of :data:`ANSWER_BLOCKS`, given in that order)."""
+    params = validate(ReportParams, report, "report")
+    parameters = dict(zip(ANSWER_BLOCKS, blocks))
+    llm = validate(LLMParams, parameters["llm"], "llm")
+    reader = f"{llm.backend}:" + (llm.local.model_path or llm.local.model
+                                  if llm.backend == "local" else llm.openai.model)
+    directory = Path(params.results.root) / str(params.results.benchmark)
+    table = record_answers(qa_scores, directory, parameters, reader, git_commit(Path.cwd()))
+    logger.info("results: %d answers of this run recorded in %s (%d in all); commit it, then "
+                "python -m kgp_kedro.reporting.results regenerates its tables",
+                len(qa_scores), directory / "answers.csv", len(table))

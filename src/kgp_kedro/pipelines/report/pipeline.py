@@ -1,11 +1,18 @@
-"""report: ``qa_summary`` -> Table 1, Table 2, reader costs and the F1 figure."""
+"""report: ``qa_summary`` -> Table 1, Table 2, reader costs and the F1 figure; with
+``report.results.benchmark`` set, every scored answer also goes into the committed results
+store."""
 from kedro.pipeline import Pipeline, node
 
-from kgp_kedro.pipelines.report.nodes import tabulate_costs, tabulate_qa
+from kgp_kedro.pipelines.report.nodes import record_results, tabulate_costs, tabulate_qa
+from kgp_kedro.reporting.results import ANSWER_BLOCKS
 
 
 def create_pipeline(params) -> Pipeline:
+    recorded = ([node(record_results, ["qa_scores", "params:report",
+                                       *(f"params:{block}" for block in ANSWER_BLOCKS)],
+                      None, name="record_results")] if params.report.results.benchmark else [])
     return Pipeline([
+        *recorded,
         node(tabulate_qa, ["qa_summary", "params:report", "qa_scores"],
              ["qa_table1", "qa_table2", "qa_figure_html", "qa_figure_json"], name="tabulate_qa"),
         node(tabulate_costs, ["qa_summary", "qa_questions", "params:retrieve.methods",

@@ -1,0 +1,213 @@
+"""The committed results of a benchmark (``results/<benchmark>/``), and the tables generated
+from them.
+
+``answers.csv`` holds one row per question and method: the per-question scores of the score
+stage (:data:`kgp_kedro.evaluation.qa_scores.SCORE_COLUMNS`: the prediction, gold answers, EM,
+F1, Hits@1, the judge's Acc, tokens, latency). A run adds its rows and replaces the rows of
+the questions and methods it scored again (the replies behind them come from the reply
+store, so they are the same unless the setting changed, and ``run.json`` says when it did).
+``run.json`` lists every run that wrote the file: its date, git commit, reader model, and
+the sha256 of the parameters that shape answers (with those parameters, once per sha256).
+
+``tables.md`` is generated from ``answers.csv`` alone (:func:`render_tables`), never edited by
+hand: ``python -m kgp_kedro.reporting.results`` regenerates it for every benchmark under
+``results/``, and ``--check`` fails when a committed one differs.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import logging
+import os
+import sys
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from kgp_kedro.evaluation.bootstrap import (DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES,
+                                            percentile_interval, resample_indices,
+                                            resampled_means)
+from kgp_kedro.evaluation.qa_scores import SCORE_COLUMNS, summarise_scores
+from kgp_kedro.reporting.qa_tables import comparison_table, score_intervals
+from kgp_kedro.run_integrity import parameters_digest
+
+logger = logging.getLogger(__name__)
+
+KEY = ["source", "question_id", "method"]
+# the parameter blocks that shape an answer (what is read, how it is retrieved and read)
+ANSWER_BLOCKS = ("ingest", "passages", "embed", "kg", "retrieve", "read", "llm", "holmes",
+                 "ewek", "score")
+BASELINES = ("dpr", "golden")   # paired F1 differences against these rows
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def read_answers(directory: Path) -> pd.DataFrame:
+    """A benchmark's committed answers (empty with the score columns when none)."""
+    path = Path(directory) / "answers.csv"
+    if not path.exists():
+        return pd.DataFrame(columns=SCORE_COLUMNS)
+    answers = pd.read_csv(path, keep_default_na=False, na_values=[""])
+    missing = [c for c in SCORE_COLUMNS if c not in answers.columns]
+    if missing:
+        raise ValueError(f"{path}: not a results table, columns missing: {', '.join(missing)}")
+    answers["failed"] = answers["failed"].astype(bool)
+    return answers[SCORE_COLUMNS]
+
+
+def parameters_sha256(parameters: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The answer-shaping blocks of ``parameters`` and the sha256 of their canonical JSON."""
+    shaping = {k: parameters[k] for k in ANSWER_BLOCKS if k in parameters}
+    return parameters_digest(shaping), shaping
+
+
+def record_answers(scores: pd.DataFrame, directory: Path, parameters: Mapping[str, Any],
+                   reader: str, commit: str | None) -> pd.DataFrame:
+    """Add ``scores`` (the score stage's per-question rows) to ``directory/answers.csv``,
+    replacing rows with the same source, question and method, and this run to ``run.json``.
+    Both files are written whole to a temporary file and renamed (an interrupted write
+    leaves the previous file). Returns the whole table."""
+    directory = Path(directory)
+    old = read_answers(directory)
+    new = scores[SCORE_COLUMNS].astype({"question_id": str})
+    old = old.astype({"question_id": str})
+    kept = old[~old.set_index(KEY).index.isin(new.set_index(KEY).index)]
+    table = (pd.concat([kept, new], ignore_index=True) if len(kept) else new.copy())
+    table = table.sort_values(KEY, kind="stable").reset_index(drop=True)
+    _write_atomic(directory / "answers.csv", table.to_csv(index=False, lineterminator="\n"))
+    run_path = directory / "run.json"
+    runs = json.loads(run_path.read_text()) if run_path.exists() else {"runs": [],
+                                                                       "parameters": {}}
+    sha, shaping = parameters_sha256(parameters)
+    runs["parameters"].setdefault(sha, shaping)
+    runs["runs"].append({"date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+                         "git_commit": commit, "reader": reader, "parameters_sha256": sha,
+                         "rows": len(new), "methods": sorted(set(new["method"]))})
+    _write_atomic(run_path, json.dumps(runs, indent=1, sort_keys=True, ensure_ascii=False,
+                                       default=str) + "\n")
+    return table
+
+
+def paired_differences(scores: pd.DataFrame, baseline: str, metric: str = "f1",
+                       n_resamples: int = DEFAULT_RESAMPLES,
+                       confidence: float = DEFAULT_CONFIDENCE, seed: int = 0) -> pd.DataFrame:
+    """Per source and method, the mean ``metric`` difference to ``baseline`` over the
+    questions both answered, with its paired percentile bootstrap interval (each resample
+    draws the questions once for both). Empty where ``baseline`` did not run."""
+    rows = []
+    for source, part in scores.groupby("source", sort=False):
+        wide = part.pivot_table(index="question_id", columns="method", values=metric,
+                                aggfunc="mean", sort=True)
+        if baseline not in wide.columns:
+            continue
+        for method in dict.fromkeys(part["method"]):
+            if method == baseline:
+                continue
+            both = wide[[method, baseline]].dropna().to_numpy(dtype=float)
+            if not len(both):
+                continue
+            diff = both[:, :1] - both[:, 1:]
+            means = resampled_means(diff, resample_indices(len(diff), n_resamples, seed))
+            low, high = percentile_interval(means, confidence)
+            rows.append([source, method, len(diff), float(diff.mean()), low[0], high[0]])
+    return pd.DataFrame(rows, columns=["source", "method", "questions", "diff", "low", "high"])
+
+
+def _pct(value: float) -> str:
+    return "–" if pd.isna(value) else f"{100 * value:.1f}"
+
+
+def render_tables(answers: pd.DataFrame, title: str) -> str:
+    """Markdown: per source, Table 1's rows (questions, EM, F1 with its 95 % interval,
+    Hits@1, the judge's Acc where it ran) and each method's paired F1 difference to DPR and
+    to Golden with its interval; then the reader's tokens and latency per question."""
+    lines = [f"# {title}", "",
+             "Generated by `python -m kgp_kedro.reporting.results` from `answers.csv`; do not "
+             "edit. Percent; [low, high]: 95 % percentile bootstrap over the source's questions "
+             "(1,000 resamples, seed 0); Δ: paired difference in F1 points.", ""]
+    if answers.empty:
+        return "\n".join([*lines, "No answers recorded yet.", ""])
+    summary = summarise_scores(answers)
+    intervals = score_intervals(answers)
+    table = comparison_table(summary, intervals=intervals).set_index("method")
+    diffs = {b: paired_differences(answers, b).set_index(["source", "method"])
+             for b in BASELINES}
+    for source in dict.fromkeys(answers["source"]):
+        judged = summary[summary["source"] == source]["acc"].notna().any()
+        head = ["method", "questions", "EM", "F1 [95 % interval]", "Hits@1",
+                *(["Acc (judge)"] if judged else []), *(f"Δ F1 vs {b}" for b in BASELINES)]
+        lines += [f"## {source}", "", "| " + " | ".join(head) + " |",
+                  "|" + "---|" * len(head)]
+        for method in dict.fromkeys(answers[answers["source"] == source]["method"]):
+            row = table.loc[method]
+            cells = [method, f"{int(row[f'{source}/questions'])}", _pct(row[f"{source}/em"] / 100),
+                     f"{_pct(row[f'{source}/f1'] / 100)} [{_pct(row[f'{source}/f1_low'] / 100)}, "
+                     f"{_pct(row[f'{source}/f1_high'] / 100)}]",
+                     _pct(row[f"{source}/hits1"] / 100)]
+            if judged:
+                cells.append(_pct(row[f"{source}/acc"] / 100))
+            for b in BASELINES:
+                d = diffs[b]
+                if (source, method) in d.index:
+                    x = d.loc[(source, method)]
+                    cells.append(f"{100 * x['diff']:+.1f} [{100 * x['low']:+.1f}, "
+                                 f"{100 * x['high']:+.1f}]")
+                else:
+                    cells.append("–")
+            lines.append("| " + " | ".join(cells) + " |")
+        lines.append("")
+    costs = answers.groupby(["source", "method"], sort=False).agg(
+        prompt_tokens=("prompt_tokens", "mean"), completion_tokens=("completion_tokens", "mean"),
+        latency_s=("reader_latency_ms", lambda s: s.mean() / 1000), failed=("failed", "sum"))
+    lines += ["## Reader cost per question", "",
+              "| source | method | prompt tokens | completion tokens | latency s | failed |",
+              "|---|---|---|---|---|---|"]
+    for (source, method), c in costs.iterrows():
+        lines.append(f"| {source} | {method} | {c.prompt_tokens:.0f} | "
+                     f"{c.completion_tokens:.1f} | {c.latency_s:.2f} | {int(c.failed)} |")
+    return "\n".join([*lines, ""])
+
+
+def regenerate(root: Path, check: bool = False) -> list[Path]:
+    """Write (or with ``check``, compare) ``tables.md`` of every benchmark under ``root``;
+    returns the tables that differ from what is on disk (written unless ``check``)."""
+    changed = []
+    for answers_csv in sorted(Path(root).glob("*/answers.csv")):
+        directory = answers_csv.parent
+        text = render_tables(read_answers(directory), f"Results: {directory.name}")
+        target = directory / "tables.md"
+        if not target.exists() or target.read_text(encoding="utf-8") != text:
+            changed.append(target)
+            if not check:
+                _write_atomic(target, text)
+    return changed
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--root", default="results", help="the results store (default: results)")
+    parser.add_argument("--check", action="store_true",
+                        help="write nothing; exit 1 when a committed table is out of date")
+    args = parser.parse_args(argv)
+    changed = regenerate(Path(args.root), args.check)
+    for path in changed:
+        sys.stderr.write(f"{'out of date' if args.check else 'written'}: {path}\n")
+    return 1 if (args.check and changed) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

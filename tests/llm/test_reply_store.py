@@ -1,0 +1,99 @@
+"""The committed reply store (results/llm): sharded JSON lines, atomic writes that a killed
+writer cannot tear, duplicate writes that change nothing, a corrupt line named by file and
+line, and a resumed run that sends only the calls the store lacks."""
+import json
+import multiprocessing
+import os
+import signal
+
+import pytest
+
+from kgp_kedro.llm import CallCache, LLMClient
+from kgp_kedro.llm.cache import call_key
+from kgp_kedro.llm.store import CorruptStoreError, ReplyStore
+
+KEY = call_key("local", "m", [{"role": "user", "content": "q"}], {"temperature": 0.0})
+REPLY = {"text": "Paris", "prompt_tokens": 6, "completion_tokens": 1, "latency_ms": 12.5,
+         "cached": False, "error": None}
+
+
+def test_a_reply_is_one_line_in_its_keys_shard_and_a_new_store_reads_it(tmp_path):
+    ReplyStore(tmp_path).put(KEY, REPLY)
+    shard = tmp_path / f"{KEY[:2]}.jsonl"
+    assert [json.loads(line) for line in shard.read_text().splitlines()] == [
+        {"key": KEY, "reply": REPLY}]
+    again = ReplyStore(tmp_path)
+    assert again.get(KEY) == REPLY and again.get("0" * 64) is None and len(again) == 1
+
+
+def test_a_duplicate_write_is_a_no_op(tmp_path):
+    store = ReplyStore(tmp_path)
+    store.put(KEY, REPLY)
+    before = (tmp_path / f"{KEY[:2]}.jsonl").read_bytes()
+    store.put(KEY, {**REPLY, "text": "Lyon"})            # same key, another record
+    ReplyStore(tmp_path).put(KEY, REPLY)                 # another store on the same files
+    assert (tmp_path / f"{KEY[:2]}.jsonl").read_bytes() == before
+    assert ReplyStore(tmp_path).get(KEY)["text"] == "Paris"
+
+
+def _killed_while_writing(root: str, key: str) -> None:
+    """Child process: add one reply, and die by SIGKILL once its bytes are written but before
+    the shard is replaced (the worst moment for a torn shard)."""
+    os.fsync = lambda fd: os.kill(os.getpid(), signal.SIGKILL)
+    ReplyStore(root).put(key, {**REPLY, "text": "x" * 100_000})
+
+
+def test_a_writer_killed_mid_write_leaves_the_shard_whole(tmp_path):
+    store = ReplyStore(tmp_path)
+    store.put(KEY, REPLY)
+    other = KEY[:2] + "f" * 62                           # same shard, another key
+    child = multiprocessing.get_context("fork").Process(target=_killed_while_writing,
+                                                         args=(str(tmp_path), other))
+    child.start()
+    child.join(30)
+    assert child.exitcode == -signal.SIGKILL
+    reread = ReplyStore(tmp_path)
+    assert reread.get(KEY) == REPLY and reread.get(other) is None
+    assert (tmp_path / f"{KEY[:2]}.jsonl").read_text().count("\n") == 1
+    reread.put(other, REPLY)                             # the next writer goes on
+    assert ReplyStore(tmp_path).get(other) == REPLY
+
+
+def test_a_corrupt_line_is_named_by_file_and_line(tmp_path):
+    ReplyStore(tmp_path).put(KEY, REPLY)
+    shard = tmp_path / f"{KEY[:2]}.jsonl"
+    shard.write_text(shard.read_text() + "<<<<<<< HEAD\n")
+    with pytest.raises(CorruptStoreError, match=rf"{shard.name}:2: not a stored reply"):
+        ReplyStore(tmp_path).get(KEY)
+    shard.write_text(json.dumps({"key": "ff" + KEY[2:], "reply": REPLY}) + "\n")
+    with pytest.raises(CorruptStoreError, match=rf"{shard.name}:1: .*not of this shard"):
+        ReplyStore(tmp_path).get(KEY)
+
+
+def test_a_resumed_run_sends_only_the_calls_the_store_lacks(tmp_path, local_llm):
+    """The embedded model behind two clients on one store: the second run asks five
+    questions, two of which the first run answered; the model gets three calls."""
+    def client():
+        return LLMClient(local_llm.backend, None, max_tokens=4, store=ReplyStore(tmp_path))
+
+    asked = [[{"role": "user", "content": f"Name the capital of country number {i}."}]
+             for i in range(5)]
+    first = client()
+    done = first.complete_many(asked[:2])
+    assert first.calls == 2 and not any(r.cached for r in done)
+    resumed = client()
+    replies = resumed.complete_many(asked)
+    assert resumed.calls == 3 and resumed.requests == 5
+    assert [r.cached for r in replies] == [True, True, False, False, False]
+    assert [r.text for r in replies[:2]] == [r.text for r in done]
+    assert len(ReplyStore(tmp_path)) == 5
+
+
+def test_a_reply_found_only_in_the_call_cache_is_copied_into_the_store(tmp_path, local_llm):
+    cache = CallCache(tmp_path / "calls.sqlite")
+    messages = [{"role": "user", "content": "Say yes."}]
+    LLMClient(local_llm.backend, cache, max_tokens=2).complete(messages)
+    store = ReplyStore(tmp_path / "store")
+    client = LLMClient(local_llm.backend, cache, max_tokens=2, store=store)
+    assert client.complete(messages).cached and client.calls == 0
+    assert len(ReplyStore(tmp_path / "store")) == 1
