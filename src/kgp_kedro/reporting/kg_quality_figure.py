@@ -17,7 +17,7 @@ def plot_kg_quality(summary: pd.DataFrame,
                     x: Literal["avg_neighbors", "neighbour_ratio"] = "avg_neighbors") -> go.Figure:
     """One panel per source; per KG variant a solid SF-EM line and a dashed precision line,
     both against ``x`` (the paper's average neighbours per node by default), one point per
-    density setting. When the summary has both x columns, a menu above the figure switches
+    density setting. When the summary has both x columns, two buttons above the panels switch
     the x axis between them (the average neighbours does not compare across collection sizes,
     the neighbour ratio does)."""
     if x not in X_AXES:
@@ -58,8 +58,11 @@ def plot_kg_quality(summary: pd.DataFrame,
                 layout[f"{axis}.tickvals"] = log_ticks(summary[view])
             buttons.append({"label": f"x: {X_AXES[view]}", "method": "update",
                             "args": [{"x": xs[view]}, layout]})
+        # two buttons in a row of their own, between the figure's title and the panels' titles
+        # (28 px above the panels): no list opens over a title, nothing overlaps
         fig.update_layout(updatemenus=[{
-            "buttons": buttons, "active": views.index(x), "direction": "down",
-            "x": 0.0, "xanchor": "left", "y": 1.18, "yanchor": "top", "showactive": True}],
-            margin={"t": 120})
+            "type": "buttons", "buttons": buttons, "active": views.index(x),
+            "direction": "right", "x": 0.0, "xanchor": "left", "y": 1.0, "yanchor": "bottom",
+            "pad": {"b": 28}, "showactive": True}],
+            margin={"t": 140})
     return fig

@@ -10,7 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from kgp_kedro.graphs.model import Graph
-from kgp_kedro.reporting.panels import colors_for
+from kgp_kedro.reporting.panels import FIGURE_WIDTH, colors_for
 
 # JupyterLab draws the mimetype; nbconvert HTML, GitHub and VS Code draw the HTML output, which
 # carries plotly.js itself (no CDN: it renders offline)
@@ -68,10 +68,13 @@ def setting_order(settings: pd.Series) -> pd.Series:
 
 def traversal_figure(nodes: pd.DataFrame, edges: pd.DataFrame, passages: pd.DataFrame,
                      retrieved: pd.DataFrame, question_id: str, setting: str,
-                     seed: int = 0) -> go.Figure:
+                     seed: int = 0, context: int = 1) -> go.Figure:
     """One question's retrieved reasoning paths drawn over its collection's graph (``kg_nodes_*``
-    / ``kg_edges_*`` at ``setting``): seeds (hop 0) and the neighbours reached from them (hop 1),
-    path steps as thick edges, supporting passages outlined; a spring layout (networkx)."""
+    / ``kg_edges_*`` at ``setting``), zoomed on them: the paths' passages, the supporting
+    passages and the passages within ``context`` hops of either (the rest of the collection is
+    counted in the title, not drawn). Seeds (hop 0) and the neighbours reached from them
+    (hop 1) by colour, path steps as thick edges, supporting passages outlined and labelled with
+    their document's title and hop; a spring layout (networkx) of the drawn part."""
     import networkx as nx
 
     rows = retrieved[retrieved["question_id"] == question_id]
@@ -81,15 +84,21 @@ def traversal_figure(nodes: pd.DataFrame, edges: pd.DataFrame, passages: pd.Data
     graph = Graph.from_tables(nodes[nodes["collection_id"] == collection],
                               edges[(edges["collection_id"] == collection)
                                     & (edges["setting"] == setting)])
-    g = nx.Graph(graph.to_networkx())
-    position = nx.spring_layout(g, seed=seed)
-    supporting = set(passages.loc[(passages["collection_id"] == collection)
-                                  & passages["is_supporting"], "passage_id"])
+    whole = nx.Graph(graph.to_networkx())
+    in_collection = passages[passages["collection_id"] == collection]
+    supporting = set(in_collection.loc[in_collection["is_supporting"], "passage_id"]) & set(whole)
+    titles = dict(zip(in_collection["passage_id"], in_collection["title"]))
     steps = [p.split(" > ") for p in rows["path"]]
     hop_of: dict[str, int] = {}
     for path in steps:
         for hop, node in enumerate(path):
             hop_of[node] = min(hop, hop_of.get(node, hop))
+    focus = (set(hop_of) | supporting) & set(whole)
+    shown = set(focus)
+    for node in focus:
+        shown |= set(nx.single_source_shortest_path_length(whole, node, cutoff=context))
+    g = whole.subgraph(shown)
+    position = nx.spring_layout(g, seed=seed)
     path_edges = {tuple(sorted(pair)) for path in steps for pair in zip(path, path[1:])}
 
     def segments(pairs) -> tuple[list, list]:
@@ -102,29 +111,49 @@ def traversal_figure(nodes: pd.DataFrame, edges: pd.DataFrame, passages: pd.Data
     fig = go.Figure()
     xs, ys = segments(g.edges())
     fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name="graph edge", hoverinfo="skip",
-                             line={"color": "rgba(150,150,150,0.25)", "width": 0.5}))
+                             line={"color": "rgba(150,150,150,0.35)", "width": 0.7}))
     xs, ys = segments([e for e in path_edges if g.has_edge(*e)])
     fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name="reasoning path step",
                              hoverinfo="skip", line={"color": "#444", "width": 2.5}))
-    groups = {"passage": [n for n in g if n not in hop_of],
+    groups = {f"neighbour within {context} hop{'s' if context > 1 else ''} (not visited)":
+              [n for n in g if n not in hop_of],
               "seed (hop 0)": [n for n in g if hop_of.get(n) == 0],
               "neighbour (hop 1)": [n for n in g if hop_of.get(n, 0) >= 1]}
     colors = colors_for(["seed (hop 0)", "neighbour (hop 1)"])
+
+    def label(node: str) -> str:
+        if node not in supporting:
+            return ""
+        hop = hop_of.get(node)
+        reached = f"hop {hop}" if hop is not None else "not reached"
+        return f"{str(titles.get(node, node))[:24]} ({reached})"
+
     for name, members in groups.items():
         fig.add_trace(go.Scatter(
             x=[position[n][0] for n in members], y=[position[n][1] for n in members],
-            mode="markers", name=name,
-            text=[f"{n}<br>{str(g.nodes[n].get('text', ''))[:120]}" for n in members],
+            mode="markers+text", name=name, text=[label(n) for n in members],
+            textposition="top center", textfont={"size": 10},
+            hovertext=[f"{n}<br>{str(g.nodes[n].get('text', ''))[:120]}" for n in members],
             hoverinfo="text",
-            marker={"size": 6 if name == "passage" else 11,
-                    "color": colors.get(name, "rgba(170,170,170,0.6)"),
-                    "line": {"width": [2.5 if n in supporting else 0 for n in members],
+            marker={"size": [12 if n in hop_of else 7 for n in members],
+                    "color": colors.get(name, "rgba(170,170,170,0.7)"),
+                    "line": {"width": [3 if n in supporting else 0 for n in members],
                              "color": "black"}}))
+    def padded(axis: int) -> list[float]:   # room for the labels at the edges
+        values = [xy[axis] for xy in position.values()]
+        low, high = min(values), max(values)
+        pad = 0.2 * (high - low or 1.0)
+        return [low - pad, high + pad]
+
     found = len(supporting & set(hop_of))
     question = rows["question"].iloc[0] if "question" in rows else question_id
     fig.update_layout(
-        title=f"{question}<br><sup>{len(steps)} paths over {g.number_of_nodes()} passages "
-              f"({setting}); supporting passages (outlined) reached: {found} of "
-              f"{len(supporting)}</sup>",
-        xaxis={"visible": False}, yaxis={"visible": False}, height=600, template="plotly_white")
+        title={"text": f"{question}<br><sup>{len(steps)} paths ({setting}); drawn: "
+                       f"{g.number_of_nodes()} of the collection's {whole.number_of_nodes()} "
+                       f"passages; supporting passages (outlined, labelled) reached: {found} of "
+                       f"{len(supporting)}</sup>", "font": {"size": 14}},
+        xaxis={"visible": False, "range": padded(0)}, yaxis={"visible": False, "range": padded(1)},
+        height=620, width=FIGURE_WIDTH,
+        template="plotly_white",
+        legend={"orientation": "h", "x": 0, "y": -0.02, "yanchor": "top"})
     return fig

@@ -17,6 +17,9 @@ PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e
 FIXED = {name: PALETTE[i] for i, name in enumerate((
     "tfidf", "bm25", "knn", "dpr", "mdr", "kgp_tfidf", "kgp_random", "kgp_encoder", "kgp_t5",
     "kgp_chat", "ircot", "none", "golden", "knn_st", "tagme", "pooled"))}
+# every figure fits a notebook's output area (no horizontal scrollbar in JupyterLab, nbconvert's
+# HTML or the docs); its panels share that width
+FIGURE_WIDTH = 880
 SOURCE_TITLES = {"hotpotqa": "HotpotQA", "musique": "MuSiQue", "2wikimultihopqa": "2WikiMultihopQA",
                  "documents": "Documents"}
 
@@ -47,8 +50,10 @@ def source_panels(sources: Sequence[str], title: str, y_title: str,
     fig = make_subplots(rows=1, cols=max(len(sources), 1),
                         subplot_titles=[source_title(s) for s in sources], shared_yaxes=True)
     fig.update_yaxes(title_text=y_title, range=list(y_range) if y_range else None, row=1, col=1)
-    fig.update_layout(title=title, template="plotly_white", height=450,
-                      width=420 * max(len(sources), 1) + 200)
+    fig.update_layout(title=title, template="plotly_white", height=480, width=FIGURE_WIDTH,
+                      legend={"orientation": "h", "x": 0, "xanchor": "left", "y": -0.22,
+                              "yanchor": "top"},
+                      margin={"l": 60, "r": 20, "b": 40})
     return fig
 
 
@@ -60,7 +65,7 @@ def log_ticks(values: pd.Series) -> list[float]:
 
 
 def plot_lines_by_source(frame: pd.DataFrame, x: str, y: str, title: str, x_title: str,
-                         y_title: str, group: str = "method", log_x: bool = False) -> go.Figure:
+                         y_title: str, group: str = "method") -> go.Figure:
     """``y`` against ``x`` for every ``group`` value, a panel per ``source``."""
     sources = list(dict.fromkeys(frame["source"]))
     fig = source_panels(sources, title, y_title)
@@ -72,6 +77,5 @@ def plot_lines_by_source(frame: pd.DataFrame, x: str, y: str, title: str, x_titl
                                      legendgroup=str(name), showlegend=col == 1,
                                      line={"color": colors[str(name)]},
                                      marker={"color": colors[str(name)]}), row=1, col=col)
-        axis = {"type": "log", "tickvals": log_ticks(frame[x])} if log_x else {}
-        fig.update_xaxes(title_text=x_title, row=1, col=col, **axis)
+        fig.update_xaxes(title_text=x_title, row=1, col=col)
     return fig

@@ -154,4 +154,6 @@ def plot_qa_comparison(table: pd.DataFrame, metric: str = "f1", title: str | Non
                              hoverinfo="text",
                              marker={"color": [colors[m] for m in table["method"]]}),
                       row=1, col=col)
+    # every method named under its bar, however many (plotly would skip every other one)
+    fig.update_xaxes(dtick=1, tickangle=-90, tickfont={"size": 10})
     return fig

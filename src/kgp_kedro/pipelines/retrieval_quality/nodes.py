@@ -15,6 +15,7 @@ from kgp_kedro.graphs.build import GraphTables
 from kgp_kedro.models.embeddings import EmbeddingLookup
 from kgp_kedro.models.loading import load_models
 from kgp_kedro.reporting.panels import plot_lines_by_source
+from kgp_kedro.reporting.recall_table import plot_recall_heatmap
 from kgp_kedro.sweeps import sweep_branching_factor, sweep_collection_size
 
 
@@ -39,13 +40,8 @@ def _passage_unit(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def plot_retrieval_recall(summary: pd.DataFrame) -> go.Figure:
-    """Supporting-passage recall@k per method and scope, one panel per source."""
-    summary = _passage_unit(summary)
-    labelled = summary.assign(line=summary["method"].where(
-        summary["scope"] == "per_question", summary["method"] + " (" + summary["scope"] + ")"))
-    return plot_lines_by_source(labelled, "k", "recall", "Retrieval quality per method",
-                                "k (passages)", "supporting-passage recall@k", group="line",
-                                log_x=True)
+    """Supporting-passage recall at k = 2, 5, 30 per method, source and scope (a heatmap)."""
+    return plot_recall_heatmap(_passage_unit(summary))
 
 
 def _methods(raw: dict[str, Any]) -> dict[str, Any]:
