@@ -16,7 +16,8 @@ BENCH_STAMP := $(VENV)/.installed-benchmark
 export KEDRO_DISABLE_TELEMETRY := 1
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
-export NO_MKDOCS_2_WARNING := 1   # mkdocs-material's end-of-life banner on every build
+# no mkdocs-material end-of-life banner on every docs build
+export NO_MKDOCS_2_WARNING := 1
 
 .PHONY: install install-base install-llm install-static run run-all demo test docs viz lab benchmark prune clean
 
