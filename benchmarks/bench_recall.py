@@ -11,7 +11,7 @@ and model calls per question.
 questions of a source share one collection, conf/base/parameters_pooled.yml; the methods that
 walk a KG walk the pooled KNN KG, as the pooled stage does). ``--limit N``: the first N questions
 of each source. ``--split train`` reads each source's bundled train file
-(``data/01_raw/<dataset>/train*``) instead of its dev file: what to look at when choosing a
+(``data/01_raw/<dataset>/*train*``) instead of its dev file: what to look at when choosing a
 setting, so that dev questions stay unseen.
 
 Everything runs through the project's own code in memory: the ingest → passages → embed → kg
@@ -56,7 +56,7 @@ def load_line() -> str:
 
 
 def train_file(dataset: str) -> str:
-    found = sorted((ROOT / "data" / "01_raw" / dataset).glob("train*"))
+    found = sorted((ROOT / "data" / "01_raw" / dataset).glob("*train*"))
     if not found:
         raise FileNotFoundError(f"no bundled train file for {dataset} in data/01_raw/{dataset}")
     return str(found[0].relative_to(ROOT))

@@ -25,12 +25,11 @@ class PprAgent(TraversalAgent):
 
     @classmethod
     def requirements(cls, params: EntityWalkOptions) -> Requirements:
-        return Requirements(embeddings=params.needs_embeddings())
+        return params.requirements()
 
     def __init__(self, params: EntityWalkOptions, resources: Resources) -> None:
         super().__init__(params, resources)
-        device = resources.encoder.device if resources.encoder is not None else "cpu"
-        self.scorer = PprScorer(params, self._encode, device)
+        self.scorer = PprScorer(params, self._encode, resources)
         self._held: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
 
     def _encode(self, texts: Sequence[str]) -> np.ndarray:

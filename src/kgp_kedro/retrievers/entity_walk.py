@@ -69,8 +69,9 @@ class EntityWalkOptions(Params):
     tol: NonNegFloat = 1e-8               # power iteration: stop at this L1 change
     max_iter: PosInt = 100
 
-    def needs_embeddings(self) -> bool:
-        return self.seeds_from == "dense" or self.links > 0
+    def requirements(self) -> Requirements:
+        """Passage embeddings (and their encoder) for dense seeds or passage links."""
+        return Requirements(embeddings=self.seeds_from == "dense" or self.links > 0)
 
 
 class PprScorer:
@@ -78,8 +79,9 @@ class PprScorer:
     entity–passage graph; the graphs are built once per collection (:meth:`prepare`)."""
 
     def __init__(self, options: EntityWalkOptions,
-                 encode: Callable[[Sequence[str]], np.ndarray], device: str = "cpu") -> None:
-        self.options, self.encode, self.device = options, encode, device
+                 encode: Callable[[Sequence[str]], np.ndarray], resources: Resources) -> None:
+        self.options, self.encode = options, encode
+        self.device = resources.encoder.device if resources.encoder is not None else "cpu"
         self.key = ("entity passage graph", options.model_dump_json(include=GRAPH_FIELDS))
 
     def prepare(self, collections: Sequence[Collection]) -> None:
@@ -140,12 +142,11 @@ class EntityWalk(Retriever):
 
     @classmethod
     def requirements(cls, params: Params) -> Requirements:
-        return Requirements(embeddings=params.needs_embeddings())
+        return params.requirements()
 
     def __init__(self, params: Params, resources: Resources) -> None:
         super().__init__(params, resources)
-        device = resources.encoder.device if resources.encoder is not None else "cpu"
-        self.scorer = PprScorer(params, self.encode, device)
+        self.scorer = PprScorer(params, self.encode, resources)
 
     @property
     def batch_size(self) -> int:
