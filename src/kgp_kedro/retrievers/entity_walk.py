@@ -88,7 +88,7 @@ class PprScorer:
         """Build the graph of every collection that has none yet, linking the passages of all
         of them in one linker call (cached mentions are reused)."""
         todo = list({id(c): c for c in collections
-                     if c.passage_ids and self.key not in c._built}.values())
+                     if c.passage_ids and not c.built(self.key)}.values())
         if not todo:
             return
         texts = list(dict.fromkeys(t for c in todo for t in c.texts))
