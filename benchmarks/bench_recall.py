@@ -89,7 +89,9 @@ def prepare_source(raw, params, source: dict, pooled: bool, needs_graph: bool) -
             wanted.append("kg_edges_pooled")
         data = run_chain("pooled", one, to_outputs=wanted)
         return {"questions": data["pooled_questions"], "passages": data["pooled_passages"],
-                "embeddings": data[embeddings], "nodes": data.get("kg_nodes_pooled"),
+                # scored against each question's own supporting passages, as retrieval_quality
+                # scores retrieved_pooled_<method>
+                "scored": (data["questions"], data["passages"]), "embeddings": data[embeddings], "nodes": data.get("kg_nodes_pooled"),
                 "edges": data.get("kg_edges_pooled"), "graph": "pooled",
                 "setting": params.pooled_graph.settings[0][0], "ann": raw["pooled"]["ann"],
                 "scope": "pooled"}
@@ -97,6 +99,7 @@ def prepare_source(raw, params, source: dict, pooled: bool, needs_graph: bool) -
     wanted = [embeddings] + ([f"kg_edges_{graph}"] if needs_graph else [])
     data = run_chain("kg" if needs_graph else "embed", one, to_outputs=wanted)
     return {"questions": data["questions"], "passages": data["passages"],
+            "scored": (data["questions"], data["passages"]),
             "embeddings": data[embeddings], "nodes": data.get(f"kg_nodes_{graph}"),
             "edges": data.get(f"kg_edges_{graph}"), "graph": graph,
             "setting": params.graph_setting, "ann": None, "scope": "per_question"}
@@ -123,7 +126,7 @@ def run_method(raw, params, name: str, data: dict) -> tuple[pd.DataFrame, float]
 def summary_rows(data: dict, tables: list[pd.DataFrame], walls: dict[str, float]) -> list[dict]:
     from kgp_kedro.evaluation.retrieval import score_retrieval
 
-    _, summary = score_retrieval(data["questions"], data["passages"], KS, *tables)
+    _, summary = score_retrieval(*data["scored"], KS, *tables)
     rows = []
     for method, group in summary.groupby("method", sort=False):
         doc = group[group["unit"] == "document"].set_index("k")
