@@ -1,5 +1,5 @@
-"""KGP (§4, §8.2): TF-IDF seeds, then Algorithm 1 over the KG of ``retrieve.graph`` with a
-traversal agent (``agent.kind``, :mod:`kgp_kedro.agents`).
+"""KGP (§4, §8.2): TF-IDF seeds (or dense ones: ``seeds_from``), then Algorithm 1 over the KG
+of ``retrieve.graph`` with a traversal agent (``agent.kind``, :mod:`kgp_kedro.agents`).
 
 ``mode: paper`` (default) runs Algorithm 1 as §8.2 does: the budget counts reasoning paths,
 ``budget // branching_factor`` seeds (10 of 30 at branching 3) each branch into the agent's
@@ -187,21 +187,22 @@ class Kgp(Retriever):
 
     def retrieve_batch(self, questions: Sequence[str],
                        collections: Sequence[Collection]) -> list[list[Visit]]:
-        """The questions' traversals advanced together: their TF-IDF seeds computed together
-        (:func:`tfidf_seeds_many`), then at each step the pending ``(path, candidates)`` of
+        """The questions' traversals advanced together: their seeds computed together
+        (:meth:`seeds`), then at each step the pending ``(path, candidates)`` of
         every question go to one :meth:`TraversalAgent.score_batch` call (one encoder call
         and one product for the encoder agent). Same visits as :meth:`retrieve` on each
-        question."""
+        question. :attr:`batch_calls`: each question's LLM routing call, its share of the
+        dense seeds' encoder call (1) and of each scoring round (:func:`charge_round`)."""
         live = [i for i, c in enumerate(collections) if c.passage_ids]
         if any(collections[i].graph is None for i in live):
             raise ValueError("KGP needs the collection's KG")
         charged = [0] * len(questions)
         before = self.calls
         keys = self.route([questions[i] for i in live], [collections[i] for i in live])
-        structural = {i: k for i, k in zip(live, keys) if k is not None}
         if self.calls > before:          # the LLM classified each routed question once
-            for i in structural:
-                charged[i] += 1
+            for i in live:
+                charged[i] += int(has_structural_nodes(collections[i].graph))
+        structural = {i: k for i, k in zip(live, keys) if k is not None}
         live = [i for i in live if i not in structural]
         before = self.calls
         seeds = self.seeds([questions[i] for i in live], [collections[i] for i in live])
