@@ -52,6 +52,10 @@ class TraversalAgent(ABC):
     def requirements(cls, params: Params) -> Requirements:
         return cls.needs
 
+    def prepare(self, collections: Sequence[Collection]) -> None:
+        """Index-time work on ``collections`` before their questions are timed; none by
+        default."""
+
     @abstractmethod
     def score(self, question: str, path: Sequence[str], candidates: Sequence[str],
               collection: Collection) -> np.ndarray:

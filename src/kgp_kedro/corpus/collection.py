@@ -53,6 +53,10 @@ class Collection:
             self._built[key] = make()
         return self._built[key]
 
+    def built(self, key: Any) -> bool:
+        """Whether :meth:`memo` already holds ``key``."""
+        return key in self._built
+
     # document structure, for the builders -------------------------------------------------
     @property
     def doc_index(self) -> np.ndarray:

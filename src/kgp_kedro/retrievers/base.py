@@ -65,6 +65,8 @@ class Retriever(ABC):
         self.params, self.resources = params, resources
         self.budget = resources.budget
         self.calls = 0  # model calls (encoder batches, LLM requests)
+        # the model calls made on behalf of each question of the last retrieve_batch
+        self.batch_calls: list[int] = []
 
     @classmethod
     def requirements(cls, params: Params) -> Requirements:
@@ -76,6 +78,10 @@ class Retriever(ABC):
 
     def model_calls(self) -> int:
         return self.calls
+
+    def prepare(self, collections: Sequence[Collection]) -> None:
+        """Index-time work on ``collections`` before their questions are timed (a method's
+        per-collection graph); none by default."""
 
     def retrieve(self, question: str, collection: Collection) -> list[Visit]:
         """Up to ``budget`` passages for ``question`` (none from an empty collection)."""
@@ -98,8 +104,18 @@ class Retriever(ABC):
                        collections: Sequence[Collection]) -> list[list[Visit]]:
         """:meth:`retrieve` of each question over its collection, in order. A retriever that
         computes many questions together (KGP: one scoring call per hop for all of them)
-        overrides it and :attr:`batch_size`, and gives the same visits as :meth:`retrieve`."""
-        return [self.retrieve(q, c) for q, c in zip(questions, collections)]
+        overrides it and :attr:`batch_size`, and gives the same visits as :meth:`retrieve`.
+
+        It also sets :attr:`batch_calls`: the model calls made on behalf of each question. A
+        call that served several questions at once (one encoder call over a batch's
+        questions) counts once for each of them, not as a fraction of a call; here, one
+        question at a time, each question's own calls."""
+        visits, self.batch_calls = [], []
+        for q, c in zip(questions, collections):
+            before = self.model_calls()
+            visits.append(self.retrieve(q, c))
+            self.batch_calls.append(self.model_calls() - before)
+        return visits
 
     # shared by the dense methods ------------------------------------------------------------
     def encode(self, texts: Sequence[str]) -> np.ndarray:

@@ -1,5 +1,5 @@
-"""KGP (§4, §8.2): TF-IDF seeds, then Algorithm 1 over the KG of ``retrieve.graph`` with a
-traversal agent (``agent.kind``, :mod:`kgp_kedro.agents`).
+"""KGP (§4, §8.2): TF-IDF seeds (or dense ones: ``seeds_from``), then Algorithm 1 over the KG
+of ``retrieve.graph`` with a traversal agent (``agent.kind``, :mod:`kgp_kedro.agents`).
 
 ``mode: paper`` (default) runs Algorithm 1 as §8.2 does: the budget counts reasoning paths,
 ``budget // branching_factor`` seeds (10 of 30 at branching 3) each branch into the agent's
@@ -10,6 +10,7 @@ run advance hop by hop together, ``batch_size`` at a time (:meth:`Kgp.retrieve_b
 """
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any, Literal
@@ -26,6 +27,7 @@ from kgp_kedro.retrievers.structural import (classify_llm, classify_rules,
                                              has_structural_nodes, structural_visits)
 from kgp_kedro.retrievers.traversal import Step, Walk, drive, traverse_many, walk
 from kgp_kedro.search.ranking import top_k
+from kgp_kedro.search.seeding import SeedSource, dense_scores
 from kgp_kedro.search.tfidf import TextCounts, TfidfIndex
 
 
@@ -48,6 +50,19 @@ def tfidf_seeds_many(questions: Sequence[str], collections: Sequence[Collection]
     return out
 
 
+def charge_round(charged: list[int], asked: Sequence[int], calls: int) -> None:
+    """Charge the questions of one batched scoring round its ``calls`` model calls: ``asked``
+    holds the question of each request of the round. A question is charged its requests'
+    share of the calls, rounded up: 1 for each question when one call served all the
+    requests (the encoder agent), one per request when each request made its own call (the
+    chat agent), and at least one for each question that took part in a round that called a
+    model."""
+    if not calls or not asked:
+        return
+    for i, requests in Counter(asked).items():
+        charged[i] += math.ceil(calls * requests / len(asked))
+
+
 def parse_agent(raw: Any, key: str) -> tuple[type[TraversalAgent], Params]:
     """The agent class named by ``raw['kind']`` and its validated options."""
     return parse_named(AGENTS, raw, key, "kind")
@@ -59,7 +74,10 @@ class Kgp(Retriever):
         # paper: the budget counts reasoning paths, first-hop passages may recur (§8.2);
         # distinct: the budget counts distinct passages (the reference code's queue)
         mode: Literal["paper", "distinct"] = "paper"
-        # TF-IDF seed passages; auto: budget // branching_factor (§8.2: 30 // 3 = 10; Figure
+        # where the seeds come from: tfidf (§4: g = TF-IDF over the collection) or dense (the
+        # stored passage embeddings' inner product with the encoded question, as DPR)
+        seeds_from: SeedSource = "tfidf"
+        # seed passages; auto: budget // branching_factor (§8.2: 30 // 3 = 10; Figure
         # 7a-b lowers the seeds as the branching factor grows, the budget fixed)
         seeds: PosInt | Literal["auto"] = "auto"
         branching_factor: PosInt = 3   # neighbours visited per path (§8.2: 3)
@@ -94,7 +112,8 @@ class Kgp(Retriever):
     @classmethod
     def requirements(cls, params: Params) -> Requirements:
         agent_cls, options = parse_agent(params.agent, "agent")
-        return (Requirements(graph=True, llm=params.routing == "llm")
+        return (Requirements(graph=True, llm=params.routing == "llm",
+                             embeddings=params.seeds_from == "dense")
                 | agent_cls.requirements(options))
 
     def __init__(self, params: Params, resources: Resources) -> None:
@@ -109,14 +128,28 @@ class Kgp(Retriever):
     def model_calls(self) -> int:
         return self.calls + self.agent.calls
 
+    def prepare(self, collections: Sequence[Collection]) -> None:
+        self.agent.prepare(collections)
+
+    def seeds(self, questions: Sequence[str], collections: Sequence[Collection]
+              ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The seeds (positions, scores) of each question, from ``seeds_from``: TF-IDF
+        (:func:`tfidf_seeds_many`) or dense (one encoder call for all the questions)."""
+        top = self.params.seeds_for(self.budget)
+        if self.params.seeds_from == "tfidf" and len(questions) == 1:
+            return [top_k(collections[0].tfidf().scores(questions[0]), top)]
+        if self.params.seeds_from == "tfidf":
+            return tfidf_seeds_many(questions, collections, top)
+        device = self.resources.encoder.device if self.resources.encoder is not None else "cpu"
+        return [top_k(s, top) for s in dense_scores(questions, collections, self.encode, device)]
+
     def _walk(self, question: str, collection: Collection,
               seeds: tuple[np.ndarray, np.ndarray] | None = None) -> Walk:
-        """The walk of one question from its TF-IDF seeds (``seeds``: already computed)."""
+        """The walk of one question from its seeds (``seeds``: already computed)."""
         if collection.graph is None:
             raise ValueError("KGP needs the collection's KG")
         p = self.params
-        order, scores = seeds or top_k(collection.tfidf().scores(question),
-                                       p.seeds_for(self.budget))
+        order, scores = seeds or self.seeds([question], [collection])[0]
         graph = collection.graph
         return walk([collection.passage_ids[i] for i in order], scores,
                     lambda node: graph.neighbors(node, kind="passage"), p.branching_factor,
@@ -149,29 +182,41 @@ class Kgp(Retriever):
 
     def retrieve_batch(self, questions: Sequence[str],
                        collections: Sequence[Collection]) -> list[list[Visit]]:
-        """The questions' traversals advanced together: their TF-IDF seeds computed together
-        (:func:`tfidf_seeds_many`), then at each step the pending ``(path, candidates)`` of
+        """The questions' traversals advanced together: their seeds computed together
+        (:meth:`seeds`), then at each step the pending ``(path, candidates)`` of
         every question go to one :meth:`TraversalAgent.score_batch` call (one encoder call
         and one product for the encoder agent). Same visits as :meth:`retrieve` on each
-        question."""
+        question. :attr:`batch_calls`: each question's LLM routing call, its share of the
+        dense seeds' encoder call (1) and of each scoring round (:func:`charge_round`)."""
         live = [i for i, c in enumerate(collections) if c.passage_ids]
         if any(collections[i].graph is None for i in live):
             raise ValueError("KGP needs the collection's KG")
+        charged = [0] * len(questions)
+        before = self.calls
         keys = self.route([questions[i] for i in live], [collections[i] for i in live])
+        if self.calls > before:          # the LLM classified each routed question once
+            for i in live:
+                charged[i] += int(has_structural_nodes(collections[i].graph))
         structural = {i: k for i, k in zip(live, keys) if k is not None}
         live = [i for i in live if i not in structural]
-        seeds = tfidf_seeds_many([questions[i] for i in live], [collections[i] for i in live],
-                                 self.params.seeds_for(self.budget))
+        before = self.calls
+        seeds = self.seeds([questions[i] for i in live], [collections[i] for i in live])
+        for i in live:                   # one encoder call (dense seeds) for all of them
+            charged[i] += self.calls - before
         walks = [self._walk(questions[i], collections[i], s) for i, s in zip(live, seeds)]
 
         def score(batch: list[tuple[int, Step]]):
-            return self.agent.score_batch([
+            before = self.agent.calls
+            scores = self.agent.score_batch([
                 ScoreRequest(questions[live[w]], tuple(path), tuple(candidates),
                              collections[live[w]]) for w, (path, candidates) in batch])
+            charge_round(charged, [live[w] for w, _ in batch], self.agent.calls - before)
+            return scores
 
         out: list[list[Visit]] = [[] for _ in questions]
         for i, key in structural.items():
             out[i] = structural_visits(key, questions[i], collections[i].graph, self.budget)
         for i, visits in zip(live, traverse_many(walks, score)):
             out[i] = visits
+        self.batch_calls = charged
         return out

@@ -70,9 +70,12 @@ def run_retriever(retriever: Retriever, questions: pd.DataFrame, collections: Co
     A retriever whose ``batch_size`` is above 1 (KGP) gets its questions ``batch_size`` at a
     time through :meth:`~kgp_kedro.retrievers.base.Retriever.retrieve_batch`, which advances
     them together; each question of a batch is then given the batch's wall time divided by
-    its questions as ``latency_ms``, and the batch's model calls divided likewise as
-    ``calls`` (per-question means, not per-question measurements). Building a collection (its
-    KG, its embeddings) is not counted, as in the one-question loop."""
+    its questions as ``latency_ms`` (a per-question mean), and as ``calls`` the model calls
+    made on its behalf (:attr:`~kgp_kedro.retrievers.base.Retriever.batch_calls`): a call that
+    served several questions at once counts one call for each of them, not a fraction of a
+    call. Building a collection (its KG, its embeddings) and the method's index-time work on
+    it (:meth:`~kgp_kedro.retrievers.base.Retriever.prepare`) are not counted, as in the
+    one-question loop."""
     asked = [q for q in questions.itertuples(index=False) if q.collection_id in collections]
     size = max(1, int(retriever.batch_size))
     rows: list[dict] = []
@@ -80,21 +83,19 @@ def run_retriever(retriever: Retriever, questions: pd.DataFrame, collections: Co
         for start in range(0, len(asked), size):
             batch = asked[start:start + size]
             calls_before = retriever.model_calls()
+            held = [collections.get(q.collection_id) for q in batch]
+            retriever.prepare(held)
+            begin = time.perf_counter()
             if size == 1:
-                q = batch[0]
-                collection = collections.get(q.collection_id)
-                begin = time.perf_counter()
-                found = [retriever.retrieve(q.question, collection)]
+                found = [retriever.retrieve(batch[0].question, held[0])]
+                calls = [retriever.model_calls() - calls_before]
             else:
-                held = [collections.get(q.collection_id) for q in batch]
-                begin = time.perf_counter()
                 found = retriever.retrieve_batch([q.question for q in batch], held)
+                calls = retriever.batch_calls
             latency = 1000 * (time.perf_counter() - begin) / len(batch)
-            calls = (retriever.model_calls() - calls_before) / len(batch)
-            for q, visits in zip(batch, found):
+            for q, visits, charged in zip(batch, found, calls):
                 rows.extend(_rows(q, visits, {"scope": scope, "method": name,
-                                              "latency_ms": latency,
-                                              "calls": calls if size > 1 else int(calls)}))
+                                              "latency_ms": latency, "calls": int(charged)}))
             bar.update(len(batch))
     return pd.DataFrame(rows, columns=RETRIEVED_COLUMNS)
 

@@ -156,6 +156,31 @@ def mention_cache(params: LinkerParams) -> TextCache | None:
                       encode=_encode_mentions, decode=_decode_mentions)
 
 
+def find_mentions(texts: Sequence[str], params: LinkerParams) -> list[list[Mention]]:
+    """The configured linker's mentions of each text; mentions already in the linker's
+    ``cache_dir`` are reused (the linker runs, and spaCy loads, only when a text is missing)."""
+
+    def annotate(missing: list[str]) -> list[list[Mention]]:
+        if params.backend == "offline":
+            linker = make_linker("offline", spacy_model=params.spacy_model,
+                                 labels=params.labels, batch_size=params.batch_size)
+        else:
+            linker = make_linker("tagme", lang=params.lang)
+        return linker.annotate(missing)
+
+    cache = mention_cache(params)
+    try:
+        mentions, stats = cached_map(list(texts), annotate, cache)
+    finally:
+        if cache is not None:
+            cache.close()
+    logger.info("Entity mentions, %s linker%s: %s%s", params.backend,
+                f" ({params.spacy_model})" if params.backend == "offline" else "",
+                stats.describe("passages"),
+                f"; cache {params.cache_dir}" if cache is not None else "; no cache")
+    return mentions
+
+
 @BUILDERS.register("entity")
 class EntityBuilder(GraphBuilder):
     """TAGME KG: passages joined by a shared linked entity (§3), from mentions found once per
@@ -175,27 +200,7 @@ class EntityBuilder(GraphBuilder):
         already in the linker's ``cache_dir`` are reused (the linker runs, and spaCy loads,
         only when a passage is missing)."""
         unique = passages.drop_duplicates("passage_id")[["passage_id", "text"]]
-        linker_params = self.params.linker
-
-        def annotate(texts: list[str]) -> list[list[Mention]]:
-            if linker_params.backend == "offline":
-                linker = make_linker("offline", spacy_model=linker_params.spacy_model,
-                                     labels=linker_params.labels,
-                                     batch_size=linker_params.batch_size)
-            else:
-                linker = make_linker("tagme", lang=linker_params.lang)
-            return linker.annotate(texts)
-
-        cache = mention_cache(linker_params)
-        try:
-            mentions, stats = cached_map(unique["text"].tolist(), annotate, cache)
-        finally:
-            if cache is not None:
-                cache.close()
-        logger.info("Entity mentions, %s linker%s: %s%s", linker_params.backend,
-                    f" ({linker_params.spacy_model})" if linker_params.backend == "offline"
-                    else "", stats.describe("passages"),
-                    f"; cache {linker_params.cache_dir}" if cache is not None else "; no cache")
+        mentions = find_mentions(unique["text"].tolist(), self.params.linker)
         return pd.DataFrame({
             "passage_id": unique["passage_id"].to_numpy(),
             "surfaces": [[m.surface for m in ms] for ms in mentions],

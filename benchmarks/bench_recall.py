@@ -1,0 +1,214 @@
+"""Retrieval quality benchmark (issue 19's table): for every configured LLM-free retrieval method
+(``retrieve.methods``, so methods added later appear on their own; ``none``, ``golden`` and
+the LLM-driven methods are left out), per source: document recall@2 / @5, passage SP-EM@30, ms
+and model calls per question.
+
+    .venv/bin/python benchmarks/bench_recall.py [--env base|paper] [--pooled] [--limit 30]
+        [--methods bm25 dpr entity_walk] [--sources hotpotqa musique 2wikimultihopqa]
+        [--split dev|train]
+
+``--env paper``: Table 3 collection sizes (conf/paper); ``--pooled``: the pooled setting (all
+questions of a source share one collection, conf/base/parameters_pooled.yml; the methods that
+walk a KG walk the pooled KNN KG, as the pooled stage does). ``--limit N``: the first N questions
+of each source. ``--split train`` reads each source's bundled train file
+(``data/01_raw/<dataset>/*train*``) instead of its dev file: what to look at when choosing a
+setting, so that dev questions stay unseen.
+
+Everything runs through the project's own code in memory: the ingest → passages → embed → kg
+chain (or the pooled stage's ``pool_questions`` and ``build_pooled_graph`` nodes) via
+:func:`kgp_kedro.pipelines.in_memory.run_chain`, each method through the retrieve stage's node
+(:func:`kgp_kedro.pipelines.retrieve.nodes.retrieve_passages`, which times each question and
+counts its model calls), and the metrics of :func:`kgp_kedro.evaluation.retrieval.score_retrieval`.
+The KG stage runs only when a chosen method walks a KG. ms/question is the mean of the
+retrieve node's per-question latency (batched methods: the batch's time over its questions; the
+collections' index-time work, e.g. the entity walk's graph, is not in it: ``wall s`` is the
+method's whole run, collections and graphs included). The CPU model and the load average are
+printed before and after each source.
+"""
+from __future__ import annotations
+
+import argparse
+import copy
+import os
+import platform
+import time
+from pathlib import Path
+
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+KS = [2, 5, 30]
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def load_line() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} CPUs"
+
+
+def train_file(dataset: str) -> str:
+    found = sorted((ROOT / "data" / "01_raw" / dataset).glob("*train*"))
+    if not found:
+        raise FileNotFoundError(f"no bundled train file for {dataset} in data/01_raw/{dataset}")
+    return str(found[0].relative_to(ROOT))
+
+
+def chosen_methods(params, names: list[str] | None) -> list[str]:
+    configured = [n for n, m in params.methods.items()
+                  if m.retriever.name not in ("none", "golden") and not m.requirements.llm]
+    if names:
+        unknown = sorted(set(names) - set(configured))
+        if unknown:
+            raise SystemExit(f"--methods {unknown}: not LLM-free methods of retrieve.methods "
+                             f"({', '.join(configured)})")
+        return [n for n in configured if n in names]
+    return configured
+
+
+def prepare_source(raw, params, source: dict, pooled: bool, needs_graph: bool) -> dict:
+    """Questions, passages, embeddings and (when needed) the KG of one source, from the
+    project's chains run in memory."""
+    from kgp_kedro.pipelines.in_memory import run_chain
+
+    one = copy.deepcopy(raw)
+    one["ingest"]["sources"] = [source]
+    encoder = params.retrieve.embeddings
+    embeddings = f"passage_embeddings_{encoder}"
+    if pooled:
+        wanted = ["pooled_questions", "pooled_passages", embeddings]
+        if needs_graph:
+            wanted.append("kg_edges_pooled")
+        data = run_chain("pooled", one, to_outputs=wanted)
+        return {"questions": data["pooled_questions"], "passages": data["pooled_passages"],
+                # scored against each question's own supporting passages, as retrieval_quality
+                # scores retrieved_pooled_<method>
+                "scored": (data["questions"], data["passages"]), "embeddings": data[embeddings], "nodes": data.get("kg_nodes_pooled"),
+                "edges": data.get("kg_edges_pooled"), "graph": "pooled",
+                "setting": params.pooled_graph.settings[0][0], "ann": raw["pooled"]["ann"],
+                "scope": "pooled"}
+    graph = params.retrieve.graph.variant
+    wanted = [embeddings] + ([f"kg_edges_{graph}"] if needs_graph else [])
+    data = run_chain("kg" if needs_graph else "embed", one, to_outputs=wanted)
+    return {"questions": data["questions"], "passages": data["passages"],
+            "scored": (data["questions"], data["passages"]),
+            "embeddings": data[embeddings], "nodes": data.get(f"kg_nodes_{graph}"),
+            "edges": data.get(f"kg_edges_{graph}"), "graph": graph,
+            "setting": params.graph_setting, "ann": None, "scope": "per_question"}
+
+
+def run_method(raw, params, name: str, data: dict) -> tuple[pd.DataFrame, float]:
+    """``retrieved_<name>`` from the retrieve stage's node, given what the method requires."""
+    from kgp_kedro.pipelines.retrieve.nodes import retrieve_passages
+
+    needs = params.methods[name].requirements
+    encoder = params.retrieve.embeddings
+    extra = {}
+    if needs.graph:
+        extra.update(nodes=data["nodes"], edges=data["edges"])
+    if needs.embeddings:
+        extra.update(embeddings=data["embeddings"], encoder=raw["embed"]["encoders"][encoder])
+    start = time.perf_counter()
+    table = retrieve_passages(data["questions"], data["passages"],
+                              raw["retrieve"]["methods"][name], raw["retrieve"]["budget"], name,
+                              data["setting"], ann=data["ann"], scope=data["scope"], **extra)
+    return table, time.perf_counter() - start
+
+
+def summary_rows(data: dict, tables: list[pd.DataFrame], walls: dict[str, float]) -> list[dict]:
+    from kgp_kedro.evaluation.retrieval import score_retrieval
+
+    _, summary = score_retrieval(*data["scored"], KS, *tables)
+    rows = []
+    for method, group in summary.groupby("method", sort=False):
+        doc = group[group["unit"] == "document"].set_index("k")
+        passage = group[group["unit"] == "passage"].set_index("k")
+        rows.append({"method": method, "R@2": doc.loc[2, "recall"], "R@5": doc.loc[5, "recall"],
+                     "SP-EM@30": passage.loc[30, "sp_em"], "ms": doc.loc[2, "latency_ms"],
+                     "calls": doc.loc[2, "calls"], "wall_s": walls[method],
+                     "n": int(doc.loc[2, "n_questions"])})
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--env", choices=["base", "paper"], default="base")
+    parser.add_argument("--pooled", action="store_true", help="the pooled setting")
+    parser.add_argument("--limit", type=int, default=30, help="questions per source")
+    parser.add_argument("--methods", nargs="+", help="a subset of retrieve.methods")
+    parser.add_argument("--sources", nargs="+", help="a subset of ingest.sources (datasets)")
+    parser.add_argument("--split", choices=["dev", "train"], default="dev",
+                        help="train: the bundled train files (for choosing settings)")
+    parser.add_argument("--threads", type=int, default=None, help="torch intra-op threads")
+    args = parser.parse_args()
+    os.chdir(ROOT)
+    if args.env == "paper":
+        os.environ["KEDRO_ENV"] = "paper"
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
+    from kgp_kedro.config.project import validate_parameters
+    from kgp_kedro.pipelines.parameters import project_parameters
+
+    raw = project_parameters()
+    params = validate_parameters(raw)
+    methods = chosen_methods(params, args.methods)
+    needs_graph = any(params.methods[m].requirements.graph for m in methods)
+    setting = f"env {args.env}, {'pooled' if args.pooled else 'per-question collections'}"
+    print(f"{cpu_model()}; {load_line()}")
+    print(f"{setting}; split {args.split}; first {args.limit} questions a source; budget "
+          f"{raw['retrieve']['budget']}; methods: {', '.join(methods)}", flush=True)
+    results = []
+    for source in raw["ingest"]["sources"]:
+        if args.sources and source["dataset"] not in args.sources:
+            continue
+        source = {**source, "limit": args.limit}
+        if args.split == "train":
+            source["path"] = train_file(source["dataset"])
+        start = time.perf_counter()
+        data = prepare_source(raw, params, source, args.pooled, needs_graph)
+        passages = data["passages"]
+        print(f"\n{source['dataset']} ({source['path']}): {len(data['questions'])} questions, "
+              f"{len(passages) / passages['collection_id'].nunique():.0f} passages a collection; "
+              f"data ready in {time.perf_counter() - start:.0f} s; {load_line()}", flush=True)
+        tables, walls = [], {}
+        for name in methods:
+            table, walls[name] = run_method(raw, params, name, data)
+            if table.empty:
+                print(f"  {name}: skipped", flush=True)
+                continue
+            tables.append(table)
+            row = summary_rows(data, [table], walls)[0]
+            print(f"  {name:26s} R@2 {row['R@2']:.3f}  R@5 {row['R@5']:.3f}  "
+                  f"SP-EM@30 {row['SP-EM@30']:.3f}  {row['ms']:8.1f} ms/q  "
+                  f"{row['calls']:.2f} calls/q  (wall {row['wall_s']:.1f} s)", flush=True)
+            results.append({"source": source["dataset"], **row})
+        print(f"  ({load_line()})", flush=True)
+    if not results:
+        return
+    table = pd.DataFrame(results)
+    print(f"\n{setting}, {args.split}, first {args.limit} questions a source "
+          f"({cpu_model()}; {load_line()})\n")
+    sources = list(dict.fromkeys(table["source"]))
+    print("| method | " + " | ".join(f"{s} doc R@2 / R@5 / SP-EM@30" for s in sources)
+          + " | ms / question | model calls / question |")
+    print("| --- |" + " --- |" * len(sources) + " ---: | ---: |")
+    for method, group in table.groupby("method", sort=False):
+        by = group.set_index("source")
+        cells = [f"{by.loc[s, 'R@2']:.3f} / {by.loc[s, 'R@5']:.3f} / {by.loc[s, 'SP-EM@30']:.3f}"
+                 if s in by.index else "-" for s in sources]
+        print(f"| {method} | " + " | ".join(cells)
+              + f" | {group['ms'].mean():.1f} | {group['calls'].mean():.2f} |")
+
+
+if __name__ == "__main__":
+    main()
