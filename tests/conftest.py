@@ -79,3 +79,41 @@ def golden_reading(hotpot):
         "system_prompt"]
     return list(q.answers), [{"role": "system", "content": system},
                              {"role": "user", "content": qa_prompt(q.question, support)}]
+
+
+@pytest.fixture(scope="session")
+def feature_cache(tmp_path_factory):
+    """One folder of feature caches (embeddings, entity mentions, facts) for every test project
+    of the session that runs a pipeline (``tests.projects.make_project``): a passage any of them
+    has embedded or linked is not computed again."""
+    return tmp_path_factory.mktemp("feature_cache")
+
+
+@pytest.fixture(scope="session")
+def project_run(tmp_path_factory, feature_cache):
+    """The session's one full run, shared by the pipeline, report and notebook tests: a copy of
+    the project on a handful of real questions of every source (``tests.projects``'
+    LOCAL_PARAMETERS: base's every KG variant and method, the embedded reader LLM with a small
+    window) after one ``kedro run`` of the default pipeline (KG quality, then ingest -> ... ->
+    read -> score -> report) and of ``retrieval_quality``, as one run: every stage once."""
+    from tests.projects import LOCAL_PARAMETERS, make_project, run_pipeline
+
+    project = make_project(tmp_path_factory.mktemp("project"), LOCAL_PARAMETERS, feature_cache)
+    run_pipeline(project, ["__default__", "retrieval_quality"])
+    return project
+
+
+@pytest.fixture(scope="session")
+def notebook_run(project_run):
+    """``notebook_run(name)``: the project run's notebook ``name`` executed headless (nbclient),
+    once in the session, on first use."""
+    from tests.projects import execute_notebook
+
+    executed = {}
+
+    def run(name: str):
+        if name not in executed:
+            executed[name] = execute_notebook(project_run / "notebooks" / name)
+        return executed[name]
+
+    return run

@@ -9,7 +9,7 @@ import pytest
 
 from kgp_kedro.hooks import CredentialsToEnvironment
 from tests.conftest import HOTPOT, ROOT
-from tests.pipelines.conftest import make_project, run_pipeline
+from tests.projects import make_project, run_pipeline
 
 
 def test_tagme_token_is_exported_unless_already_set(monkeypatch):

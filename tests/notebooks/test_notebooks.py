@@ -1,48 +1,33 @@
-"""Every notebook executes headless (nbclient) in a throw-away copy of the project, against
-the outputs of ``kedro run --env demo`` (``structure.ipynb``: of ``kedro run --env documents
---pipelines retrieve`` over two files of the structural benchmark), its figures carrying
-plotly.js so they render in exported HTML; before any run a notebook says which command makes
-its data, without a traceback."""
+"""Every notebook executes headless (nbclient), each once, in a throw-away copy of the project:
+on the session's project run (``project_run``: the default ``kedro run`` and
+``retrieval_quality`` on a handful of questions; ``structure.ipynb``: on ``kedro run --env
+documents --pipelines retrieve`` over two files of the structural benchmark), its figures
+carrying plotly.js so they render in exported HTML; before any run a notebook says which command
+makes its data, without a traceback."""
 from __future__ import annotations
 
 import importlib.util
-import os
 import re
 
-import nbformat
 import pytest
-from nbclient import NotebookClient
-from nbclient.exceptions import CellExecutionError
 
-from tests.conftest import MODEL_CACHE, ROOT
-from tests.pipelines.conftest import make_project, run_pipeline
+from tests.conftest import ROOT
+from tests.projects import execute_notebook, make_project, notebook_outputs, run_pipeline
 
 pytestmark = pytest.mark.slow
 NOTEBOOKS = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
-STRUCTURE = "structure.ipynb"   # reads the documents env's outputs, not the demo's
-DEMO_NOTEBOOKS = [n for n in NOTEBOOKS if n != STRUCTURE]
+STRUCTURE = "structure.ipynb"   # reads the documents env's outputs, not the project run's
+RUN_NOTEBOOKS = [n for n in NOTEBOOKS if n != STRUCTURE]
+SOURCES = ["hotpotqa", "musique", "2wikimultihopqa"]
 STRUCTURE_COMMAND = "kedro run --env documents --pipelines retrieve"
 STRUCTURE_FILES = 2   # the structural benchmark's first two files: a PDF and a DOCX
-# the demo env, with a smaller reader window and the model assembled once for the test suite
-SMALLER_READER = {"llm": {"local": {"cache_dir": str(MODEL_CACHE), "n_ctx": 1024},
-                          "sampling": {"max_tokens": 16}}}
 
 
 @pytest.fixture(scope="module")
-def demo_project(tmp_path_factory):
-    os.environ.setdefault("KEDRO_DISABLE_TELEMETRY", "1")
-    project = make_project(tmp_path_factory.mktemp("demo"))
-    for pipeline in ("__default__", "retrieval_quality"):
-        run_pipeline(project, pipeline, env="demo", runtime_params=SMALLER_READER)
-    return project
-
-
-@pytest.fixture(scope="module")
-def documents_project(tmp_path_factory):
+def documents_project(tmp_path_factory, feature_cache):
     """The structure notebook's data: the structural benchmark rendered from its first
     ``STRUCTURE_FILES`` 2Wiki questions, then the documents env's retrieve chain."""
-    os.environ.setdefault("KEDRO_DISABLE_TELEMETRY", "1")
-    project = make_project(tmp_path_factory.mktemp("documents"))
+    project = make_project(tmp_path_factory.mktemp("documents"), feature_cache=feature_cache)
     spec = importlib.util.spec_from_file_location(
         "make_structural_benchmark", ROOT / "benchmarks" / "make_structural_benchmark.py")
     benchmark = importlib.util.module_from_spec(spec)
@@ -52,22 +37,10 @@ def documents_project(tmp_path_factory):
     return project
 
 
-def _execute(path, stops: bool = False) -> nbformat.NotebookNode:
-    """Run the notebook's cells in order, as "run all" does; ``stops``: it is expected to stop
-    at an error (the cells after it do not run)."""
-    notebook = nbformat.read(path, as_version=4)
-    client = NotebookClient(notebook, timeout=300, kernel_name="python3",
-                            resources={"metadata": {"path": str(path.parent)}})
-    if stops:
-        with pytest.raises(CellExecutionError):
-            client.execute()
-    else:
-        client.execute()
-    return notebook
-
-
-def _outputs(notebook) -> list:
-    return [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.outputs]
+@pytest.fixture(scope="module")
+def unrun_project(tmp_path_factory):
+    """A copy of the project before any run (its notebooks only read: one copy serves all)."""
+    return make_project(tmp_path_factory.mktemp("unrun"))
 
 
 def _assert_no_errors_and_embedded_figures(outputs: list) -> list[dict]:
@@ -89,25 +62,39 @@ def test_the_notebooks_are_the_ones_tested():
     assert NOTEBOOKS == ["kg_quality.ipynb", "results.ipynb", "retrieval.ipynb", STRUCTURE]
 
 
-@pytest.mark.parametrize("name", DEMO_NOTEBOOKS)
-def test_a_notebook_executes_on_the_demo_outputs_and_embeds_its_figures(demo_project, name):
-    notebook = _execute(demo_project / "notebooks" / name)
-    _assert_no_errors_and_embedded_figures(_outputs(notebook))
+@pytest.mark.parametrize("name", RUN_NOTEBOOKS)
+def test_a_notebook_executes_on_the_project_run_and_embeds_its_figures(notebook_run, name):
+    _assert_no_errors_and_embedded_figures(notebook_outputs(notebook_run(name)))
 
 
-def test_kg_quality_table_is_sorted_numerically_and_filled(demo_project):
-    notebook = _execute(demo_project / "notebooks" / "kg_quality.ipynb")
-    table = next(o["data"]["text/html"] for o in _outputs(notebook)
+def test_kg_quality_notebook_shows_the_summary_of_every_source(notebook_run):
+    outputs = notebook_outputs(notebook_run("kg_quality.ipynb"))
+    shown = " ".join(str(o.get("data", {}).get("text/plain", "")) for o in outputs)
+    assert "sf_em" in shown and "hotpotqa" in shown
+    assert any("application/vnd.plotly.v1+json" in o.get("data", {}) for o in outputs)
+
+
+def test_kg_quality_table_is_sorted_numerically_and_filled(notebook_run):
+    outputs = notebook_outputs(notebook_run("kg_quality.ipynb"))
+    table = next(o["data"]["text/html"] for o in outputs
                  if "sf_em" in o.get("data", {}).get("text/html", "")
                  and "n_kw=" in o["data"]["text/html"])
     assert table.index("n_kw=5") < table.index("n_kw=20")
     assert table.count("NaN") == 0
 
 
-def test_results_show_every_table2_method_or_say_it_did_not_run(demo_project):
-    notebook = _execute(demo_project / "notebooks" / "results.ipynb")
+def test_results_show_table1_by_source_with_every_method(notebook_run):
+    outputs = notebook_outputs(notebook_run("results.ipynb"))
+    shown = " ".join(str(o.get("data", {}).get("text/plain", "")) for o in outputs)
+    # Table 1 as one block of columns a source (F1 among them), every method a row
+    assert all(source in shown for source in SOURCES) and "f1" in shown
+    assert "kgp_chat" in shown and "holmes" in shown
+    assert any("application/vnd.plotly.v1+json" in o.get("data", {}) for o in outputs)
+
+
+def test_results_show_every_table2_method_or_say_it_did_not_run(notebook_run):
     shown = " ".join(str(o.get("data", {}).get("text/plain", "")) + str(o.get("text", ""))
-                     for o in _outputs(notebook))
+                     for o in notebook_outputs(notebook_run("results.ipynb")))
     assert "kgp_tfidf" in shown and "kgp_encoder" in shown
 
 
@@ -116,10 +103,9 @@ def test_results_show_every_table2_method_or_say_it_did_not_run(demo_project):
                                           ("retrieval.ipynb",
                                            "kedro run --pipelines retrieval_quality"),
                                           (STRUCTURE, STRUCTURE_COMMAND)])
-def test_before_any_run_a_notebook_says_which_command_to_run(tmp_path, name, command):
-    project = make_project(tmp_path)
-    notebook = _execute(project / "notebooks" / name, stops=True)
-    errors = [o for o in _outputs(notebook) if o.output_type == "error"]
+def test_before_any_run_a_notebook_says_which_command_to_run(unrun_project, name, command):
+    notebook = execute_notebook(unrun_project / "notebooks" / name, stops=True)
+    errors = [o for o in notebook_outputs(notebook) if o.output_type == "error"]
     assert len(errors) == 1 and errors[0]["ename"] == "NotYetRun"
     (message,) = errors[0]["traceback"]                         # the message, no traceback
     assert f"Run `{command}`" in message
@@ -127,8 +113,8 @@ def test_before_any_run_a_notebook_says_which_command_to_run(tmp_path, name, com
 
 def test_structure_notebook_shows_a_documents_graph_and_a_structural_questions_path(
         documents_project):
-    notebook = _execute(documents_project / "notebooks" / STRUCTURE)
-    outputs = _outputs(notebook)
+    notebook = execute_notebook(documents_project / "notebooks" / STRUCTURE)
+    outputs = notebook_outputs(notebook)
     figures = _assert_no_errors_and_embedded_figures(outputs)
     shown = [re.sub(r"\x1b\[[0-9;]*m", "", str(o.get("data", {}).get("text/plain", "")))
              + str(o.get("text", "")) for o in outputs]               # without rich's colours

@@ -1,4 +1,5 @@
-"""``kedro run --pipeline=kg_quality`` on a handful of real questions of every source."""
+"""``kedro run --pipeline=kg_quality`` and ``--pipeline=retrieval_quality`` on a handful of real
+questions of every source (the session's project run)."""
 from __future__ import annotations
 
 import json
@@ -9,7 +10,7 @@ import pytest
 
 from kgp_kedro.evaluation import neighbourhood_scores
 from kgp_kedro.graphs import Graph
-from tests.pipelines.conftest import N_QUESTIONS, QA_PER_SOURCE, make_project, run_pipeline
+from tests.projects import N_QUESTIONS, QA_PER_SOURCE, make_project, run_pipeline
 
 pytestmark = pytest.mark.slow
 
@@ -21,8 +22,8 @@ def _latest(project: Path, relative: str) -> Path:
     return versions[-1] / folder.name
 
 
-def test_summary_has_every_source_variant_and_setting(kg_quality_project):
-    summary = pd.read_parquet(_latest(kg_quality_project,
+def test_summary_has_every_source_variant_and_setting(project_run):
+    summary = pd.read_parquet(_latest(project_run,
                                       "data/07_model_output/kg_quality_summary.parquet"))
     for column in ["source", "variant", "setting", "avg_neighbors", "sf_em", "precision",
                    "recall", "density"]:
@@ -42,8 +43,8 @@ def test_summary_has_every_source_variant_and_setting(kg_quality_project):
         assert group["avg_neighbors"].is_monotonic_increasing
 
 
-def test_per_question_rows_recompute_from_the_edge_tables(kg_quality_project):
-    project = kg_quality_project
+def test_per_question_rows_recompute_from_the_edge_tables(project_run):
+    project = project_run
     per_q = pd.read_parquet(_latest(project, "data/07_model_output/kg_quality_per_question.parquet"))
     edges = pd.read_parquet(_latest(project, "data/05_model_input/kg_edges_tfidf.parquet"))
     nodes = pd.read_parquet(_latest(project, "data/05_model_input/kg_nodes_tfidf.parquet"))
@@ -62,19 +63,19 @@ def test_per_question_rows_recompute_from_the_edge_tables(kg_quality_project):
     assert scores.sf_em == row["sf_em"] and scores.precision == pytest.approx(row["precision"])
 
 
-def test_table3_stats_and_figure_are_written(kg_quality_project):
-    stats = pd.read_parquet(_latest(kg_quality_project, "data/07_model_output/kg_stats.parquet"))
+def test_table3_stats_and_figure_are_written(project_run):
+    stats = pd.read_parquet(_latest(project_run, "data/07_model_output/kg_stats.parquet"))
     assert {"n_docs", "n_questions", "n_passages", "n_edges", "passage_avg_words",
             "density"} <= set(stats.columns)
     hotpot = stats[stats["source"] == "hotpotqa"]
     assert (hotpot["n_questions"] == N_QUESTIONS).all()
     # a HotpotQA collection: its ~10 paragraphs plus 3 negatives
     assert hotpot["n_docs"].between(5, 13).all()
-    figure = json.loads(_latest(kg_quality_project,
+    figure = json.loads(_latest(project_run,
                                 "data/08_reporting/kg_quality_figure.json").read_text())
     names = {trace["name"] for trace in figure["data"]}
     assert {"tfidf SF-EM", "knn_st PRECISION", "tagme SF-EM"} <= names
-    assert _latest(kg_quality_project, "data/08_reporting/kg_quality_figure.html").stat().st_size > 1000
+    assert _latest(project_run, "data/08_reporting/kg_quality_figure.html").stat().st_size > 1000
 
 
 def test_a_malformed_source_fails_naming_the_record_and_writes_nothing(tmp_path):
@@ -95,8 +96,8 @@ def test_a_malformed_source_fails_naming_the_record_and_writes_nothing(tmp_path)
     assert not list((project / "data/02_intermediate").rglob("*.parquet"))
 
 
-def test_retrieval_quality_compares_every_offline_method(retrieval_project):
-    summary = pd.read_parquet(_latest(retrieval_project,
+def test_retrieval_quality_compares_every_offline_method(project_run):
+    summary = pd.read_parquet(_latest(project_run,
                                       "data/07_model_output/retrieval_summary.parquet"))
     assert {"source", "scope", "method", "k", "recall", "precision", "sp_em", "latency_ms",
             "calls"} <= set(summary.columns)
@@ -112,7 +113,7 @@ def test_retrieval_quality_compares_every_offline_method(retrieval_project):
     assert (summary.loc[~llm_driven, "n_questions"] == N_QUESTIONS).all()
     assert (summary.loc[llm_driven, "n_questions"] == QA_PER_SOURCE).all()
     assert (at30.xs("ircot", level="method")["calls"] >= 1).all()
-    retrieved = pd.read_parquet(_latest(retrieval_project,
+    retrieved = pd.read_parquet(_latest(project_run,
                                         "data/07_model_output/retrieved_kgp_tfidf.parquet"))
     # KGP in mode paper (§8.2): at most 30 reasoning paths from 30 // 3 = 10 TF-IDF seeds, each
     # a seed and one of its agent's top neighbours (a seed without neighbours stays alone)
@@ -127,9 +128,9 @@ def test_retrieval_quality_compares_every_offline_method(retrieval_project):
     assert not steps.map(lambda p: len(set(p)) < len(p)).any()  # a path never repeats a passage
 
 
-def test_branching_factor_sweep(retrieval_project):
+def test_branching_factor_sweep(project_run):
     """Figure 7(a-b)'s table."""
-    sweep = pd.read_parquet(_latest(retrieval_project,
+    sweep = pd.read_parquet(_latest(project_run,
                                     "data/07_model_output/branching_sweep.parquet"))
     assert set(sweep["method"]) == {"kgp_tfidf", "kgp_random", "kgp_encoder"}
     assert set(sweep["branching_factor"]) == {1, 2, 3, 5, 10}
@@ -139,37 +140,37 @@ def test_branching_factor_sweep(retrieval_project):
     assert (sweep["n_questions"] == N_QUESTIONS).all()
 
 
-def test_pooled_setting_shares_one_collection_per_source(retrieval_project):
+def test_pooled_setting_shares_one_collection_per_source(project_run):
     """All questions of a source over one collection; dense search and the KNN KG via faiss."""
     import yaml
 
-    pooled_methods = yaml.safe_load((retrieval_project / "conf/base/parameters_pooled.yml")
+    pooled_methods = yaml.safe_load((project_run / "conf/base/parameters_pooled.yml")
                                     .read_text())["pooled"]["methods"]
-    passages = pd.read_parquet(_latest(retrieval_project, "data/03_primary/passages.parquet"))
-    pooled = pd.read_parquet(_latest(retrieval_project, "data/05_model_input/pooled_passages.parquet"))
+    passages = pd.read_parquet(_latest(project_run, "data/03_primary/passages.parquet"))
+    pooled = pd.read_parquet(_latest(project_run, "data/05_model_input/pooled_passages.parquet"))
     assert set(pooled["collection_id"]) == {f"{s}/pooled" for s in passages["source"].unique()}
     for source, group in pooled.groupby("source"):
         assert len(group) == passages.loc[passages["source"] == source, "passage_id"].nunique()
-    edges = pd.read_parquet(_latest(retrieval_project, "data/05_model_input/kg_edges_pooled.parquet"))
+    edges = pd.read_parquet(_latest(project_run, "data/05_model_input/kg_edges_pooled.parquet"))
     assert (edges["src"] != edges["dst"]).all()
     out_degree = edges.groupby(["collection_id", "src"]).size()
     assert (out_degree == 10).all()  # pooled.graph.k neighbours each
-    summary = pd.read_parquet(_latest(retrieval_project,
+    summary = pd.read_parquet(_latest(project_run,
                                       "data/07_model_output/retrieval_summary.parquet"))
     in_pool = summary[summary["scope"] == "pooled"]
     assert set(in_pool["method"]) == set(pooled_methods)
     assert (in_pool["n_questions"] == N_QUESTIONS).all()
     assert in_pool["recall"].between(0, 1).all()
-    retrieved = pd.read_parquet(_latest(retrieval_project,
+    retrieved = pd.read_parquet(_latest(project_run,
                                         "data/07_model_output/retrieved_pooled_kgp_encoder.parquet"))
     assert retrieved["collection_id"].str.endswith("/pooled").all()
     assert set(retrieved["passage_id"]) <= set(pooled["passage_id"])
     assert retrieved.groupby("question_id").size().between(10, 30).all()
 
 
-def test_collection_size_sweep(retrieval_project):
+def test_collection_size_sweep(project_run):
     """Figure 7(c)'s table: bigger collections, one row per source, method and size."""
-    sweep = pd.read_parquet(_latest(retrieval_project,
+    sweep = pd.read_parquet(_latest(project_run,
                                     "data/07_model_output/collection_size_sweep.parquet"))
     assert set(sweep["method"]) == {"bm25", "dpr", "kgp_tfidf", "kgp_encoder"}
     assert set(sweep["unit"]) == {"passage", "document"}

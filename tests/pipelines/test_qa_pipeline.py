@@ -1,5 +1,6 @@
 """The default ``kedro run`` end to end on a few real questions with the embedded LLM:
-retrieve -> read -> score -> report, and the results notebook."""
+retrieve -> read -> score -> report (the session's project run; its results notebook:
+tests/notebooks)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -8,7 +9,7 @@ import pandas as pd
 import pytest
 
 from kgp_kedro.evaluation.qa_metrics import exact_match, f1_score
-from tests.pipelines.conftest import QA_PER_SOURCE, execute_notebook, run_pipeline
+from tests.projects import QA_PER_SOURCE, run_pipeline
 
 pytestmark = pytest.mark.slow
 
@@ -25,8 +26,8 @@ def _latest(project: Path, relative: str) -> pd.DataFrame:
     return pd.read_parquet(versions[-1] / folder.name)
 
 
-def test_table1_compares_every_method_on_the_same_questions(qa_project):
-    table1 = _latest(qa_project, "data/08_reporting/qa_table1.parquet")
+def test_table1_compares_every_method_on_the_same_questions(project_run):
+    table1 = _latest(project_run, "data/08_reporting/qa_table1.parquet")
     assert table1["method"].tolist() == READ
     for source in SOURCES:
         for metric in ("hits1", "em", "f1"):
@@ -36,13 +37,13 @@ def test_table1_compares_every_method_on_the_same_questions(qa_project):
         if golden[f"{source}/f1"] > 0:
             assert golden[f"{source}/f1_vs_golden"] == pytest.approx(1.0)
     assert (table1["questions"] == QA_PER_SOURCE * len(SOURCES)).all()
-    table2 = _latest(qa_project, "data/08_reporting/qa_table2.parquet")
+    table2 = _latest(project_run, "data/08_reporting/qa_table2.parquet")
     assert table2["method"].tolist() == ["kgp_random", "kgp_tfidf", "kgp_encoder", "kgp_chat"]
 
 
-def test_scores_recompute_from_the_answers(qa_project):
-    scores = _latest(qa_project, "data/07_model_output/qa_scores.parquet")
-    questions = _latest(qa_project, "data/02_intermediate/qa_questions.parquet")
+def test_scores_recompute_from_the_answers(project_run):
+    scores = _latest(project_run, "data/07_model_output/qa_scores.parquet")
+    questions = _latest(project_run, "data/02_intermediate/qa_questions.parquet")
     golds = dict(zip(questions["question_id"], questions["answers"].map(list)))
     for row in scores.itertuples():
         assert row.em == exact_match(row.prediction, golds[row.question_id])
@@ -50,15 +51,15 @@ def test_scores_recompute_from_the_answers(qa_project):
     assert not scores["failed"].any()
     # given the Golden contexts, the reader saw every supporting passage unless one was cut
     golden = scores[scores["method"] == "golden"].set_index("question_id")
-    answers = _latest(qa_project, "data/07_model_output/answers_golden.parquet")
+    answers = _latest(project_run, "data/07_model_output/answers_golden.parquet")
     uncut = answers.loc[answers["n_cut"] == 0, "question_id"]
     assert len(uncut) > 0 and (golden.loc[uncut, "context_sp_recall"] == 1.0).all()
     assert (scores.loc[scores["method"] == "none", "n_contexts"] == 0).all()
 
 
-def test_prompts_fit_the_window_by_cutting_the_lowest_ranked_passages(qa_project):
-    answers = _latest(qa_project, "data/07_model_output/answers_bm25.parquet")
-    retrieved = _latest(qa_project, "data/07_model_output/retrieved_bm25.parquet")
+def test_prompts_fit_the_window_by_cutting_the_lowest_ranked_passages(project_run):
+    answers = _latest(project_run, "data/07_model_output/answers_bm25.parquet")
+    retrieved = _latest(project_run, "data/07_model_output/retrieved_bm25.parquet")
     assert (answers["n_cut"] > 0).all()  # 30 passages never fit a 768-token window
     assert (answers["prompt_tokens"] <= 768).all()
     for a in answers.itertuples():
@@ -68,8 +69,8 @@ def test_prompts_fit_the_window_by_cutting_the_lowest_ranked_passages(qa_project
         assert list(a.cut_ids) == ranked[a.n_contexts:]       # the tail is cut, and recorded
 
 
-def test_costs_count_the_retrievers_llm_calls(qa_project):
-    costs = _latest(qa_project, "data/08_reporting/reader_costs.parquet").set_index(
+def test_costs_count_the_retrievers_llm_calls(project_run):
+    costs = _latest(project_run, "data/08_reporting/reader_costs.parquet").set_index(
         ["source", "method"])
     assert (costs.xs("bm25", level="method")["llm_calls"] == 1).all()
     assert (costs.xs("ircot", level="method")["llm_calls"] > 1).all()
@@ -77,16 +78,9 @@ def test_costs_count_the_retrievers_llm_calls(qa_project):
     assert (costs["prompt_tokens"] > 0).all()
 
 
-def test_a_rerun_of_the_reader_makes_no_llm_call(qa_project):
-    run_pipeline(qa_project, "read", tags=["read"])
+def test_a_rerun_of_the_reader_makes_no_llm_call(project_run):
+    run_pipeline(project_run, "read", tags=["read"])
     for method in ("golden", "kgp_chat"):
-        answers = _latest(qa_project, f"data/07_model_output/answers_{method}.parquet")
+        answers = _latest(project_run, f"data/07_model_output/answers_{method}.parquet")
         assert answers["cached"].all()
 
-
-def test_results_notebook_executes(qa_project):
-    outputs, shown = execute_notebook(qa_project / "notebooks" / "results.ipynb")
-    # Table 1 as one block of columns a source (F1 among them), every method a row
-    assert all(source in shown for source in SOURCES) and "f1" in shown
-    assert "kgp_chat" in shown and "holmes" in shown
-    assert any("application/vnd.plotly.v1+json" in o.get("data", {}) for o in outputs)

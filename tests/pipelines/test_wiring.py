@@ -26,7 +26,7 @@ from kgp_kedro.pipeline_registry import build_pipelines
 from kgp_kedro.pipelines.in_memory import run_in_memory
 from kgp_kedro.retrievers import RETRIEVERS, Retriever, Visit
 from tests.conftest import ROOT
-from tests.pipelines.conftest import make_project, run_pipeline
+from tests.projects import make_project, run_pipeline
 
 
 def base_parameters() -> dict:
@@ -67,8 +67,8 @@ def _kedro(project: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.slow
-def test_env_and_params_change_what_runs_exactly_as_they_say(tmp_path):
-    project = make_project(tmp_path)
+def test_env_and_params_change_what_runs_exactly_as_they_say(tmp_path, feature_cache):
+    project = make_project(tmp_path, feature_cache=feature_cache)
     (project / "conf" / "small").mkdir()
     (project / "conf" / "small" / "parameters.yml").write_text(yaml.safe_dump(SMALL_ENV))
     # --env small configures one KG variant: only its tables are built, and no node asks for
@@ -95,8 +95,8 @@ def test_env_and_params_change_what_runs_exactly_as_they_say(tmp_path):
 
 
 @pytest.mark.slow
-def test_runtime_params_of_a_session_add_a_method(tmp_path):
-    project = make_project(tmp_path, {**SMALL_ENV})
+def test_runtime_params_of_a_session_add_a_method(tmp_path, feature_cache):
+    project = make_project(tmp_path, SMALL_ENV, feature_cache)
     extra = {"retrieve": {"methods": {"tfidf": {"method": "tfidf"}}}}
     run_pipeline(project, "retrieve", runtime_params=extra)
     for method in ("bm25", "kgp_tfidf", "tfidf"):

@@ -9,20 +9,17 @@ import signal
 import pytest
 
 from kgp_kedro.run_integrity import complete_runs, last_complete_version
-from tests.reliability.tiny_project import (OUTPUTS, kedro_run, load_latest, make_tiny_project,
-                                            start_hanging_run, versions)
+from tests.reliability.tiny_project import (OUTPUTS, kedro_run, load_latest, start_hanging_run,
+                                            versions)
 
 COMPLETE = {"first": "first of good " * 20, "second": "second of good " * 20,
             "table_third": "third of good " * 20}
 
 
 @pytest.fixture()
-def project(tmp_path):
-    """The tiny project after one complete run (label ``good``)."""
-    root = make_tiny_project(tmp_path / "tiny")
-    done = kedro_run(root, "good")
-    assert done.returncode == 0, done.stdout + done.stderr
-    return root
+def project(tiny_project):
+    """The tiny project after one complete run (label ``good``): a copy of the session's."""
+    return tiny_project
 
 
 def _running_markers(project):

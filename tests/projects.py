@@ -1,12 +1,18 @@
-"""A throw-away copy of the project that runs ``kg_quality`` on a handful of real questions."""
+"""Throw-away copies of the project for the tests that run Kedro: making one, running a
+pipeline in it, executing one of its notebooks. The session's one full run of such a copy
+(``project_run``) and its executed notebooks (``notebook_run``) are fixtures in
+``tests/conftest.py``."""
 from __future__ import annotations
 
 import os
 import shutil
 from pathlib import Path
 
+import nbformat
 import pytest
 import yaml
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
 
 from tests.conftest import MODEL_CACHE, ROOT
 
@@ -25,6 +31,9 @@ def _small_llm() -> dict:
     llm["sampling"]["max_tokens"] = 16
     return llm
 
+
+# conf/local of the session's project run: base's every KG variant and method, on a handful of
+# real questions of every source
 LOCAL_PARAMETERS = {
     "ingest": {
         "sources": [
@@ -47,9 +56,15 @@ LOCAL_PARAMETERS = {
     "ewek": {"training": {"max_pairs": 48, "heldout_pairs": 24}},
 }
 
+FEATURE_CACHE = Path("data") / "04_feature" / "cache"   # every feature cache's default parent
 
-def make_project(target: Path, local_parameters: dict | None = None) -> Path:
-    """Copy the project's configuration, bundled data and notebooks into ``target``."""
+
+def make_project(target: Path, local_parameters: dict | None = None,
+                 feature_cache: Path | None = None) -> Path:
+    """Copy the project's configuration, bundled data and notebooks into ``target``;
+    ``feature_cache``: a folder the copy's feature caches (embeddings, entity mentions, facts,
+    all under ``data/04_feature/cache`` by default) link to, shared by the session's copies."""
+    os.environ.setdefault("KEDRO_DISABLE_TELEMETRY", "1")
     shutil.copy(ROOT / "pyproject.toml", target / "pyproject.toml")
     shutil.copytree(ROOT / "conf", target / "conf",
                     ignore=shutil.ignore_patterns("credentials*", "local"))
@@ -59,11 +74,15 @@ def make_project(target: Path, local_parameters: dict | None = None) -> Path:
     (target / "src").mkdir()  # the package itself is installed; Kedro wants the folder
     if local_parameters:
         (target / "conf" / "local" / "parameters.yml").write_text(yaml.safe_dump(local_parameters))
+    if feature_cache is not None:
+        (target / FEATURE_CACHE).parent.mkdir(parents=True)
+        (target / FEATURE_CACHE).symlink_to(feature_cache, target_is_directory=True)
     return target
 
 
-def run_pipeline(project: Path, pipeline: str, tags: list[str] | None = None,
+def run_pipeline(project: Path, pipeline: str | list[str], tags: list[str] | None = None,
                  runtime_params: dict | None = None, env: str | None = None) -> None:
+    """One Kedro session's run of ``pipeline`` (or of several, as one run) in ``project``."""
     from kedro.framework.session import KedroSession
     from kedro.framework.startup import bootstrap_project
 
@@ -73,41 +92,27 @@ def run_pipeline(project: Path, pipeline: str, tags: list[str] | None = None,
         bootstrap_project(project)
         with KedroSession.create(project_path=project, env=env,
                                  runtime_params=runtime_params) as session:
-            session.run(pipeline_names=[pipeline], tags=tags)
+            session.run(pipeline_names=[pipeline] if isinstance(pipeline, str) else pipeline,
+                        tags=tags)
     finally:
         os.chdir(cwd)
 
 
-@pytest.fixture(scope="session")
-def kg_quality_project(tmp_path_factory):
-    os.environ.setdefault("KEDRO_DISABLE_TELEMETRY", "1")
-    project = make_project(tmp_path_factory.mktemp("project"), LOCAL_PARAMETERS)
-    run_pipeline(project, "kg_quality")
-    return project
-
-
-@pytest.fixture(scope="session")
-def retrieval_project(kg_quality_project):
-    run_pipeline(kg_quality_project, "retrieval_quality")
-    return kg_quality_project
-
-
-@pytest.fixture(scope="session")
-def qa_project(retrieval_project):
-    """The default ``kedro run``: KG quality and ingest -> ... -> read -> score -> report."""
-    run_pipeline(retrieval_project, "__default__")
-    return retrieval_project
-
-
-def execute_notebook(path: Path) -> tuple[list, str]:
-    """Run a notebook headless in its folder; its code cells' outputs and their text."""
-    import nbformat
-    from nbclient import NotebookClient
-
+def execute_notebook(path: Path, stops: bool = False) -> nbformat.NotebookNode:
+    """Run the notebook's cells in order in its folder, headless, as "run all" does; ``stops``:
+    it is expected to stop at an error (the cells after it do not run)."""
     notebook = nbformat.read(path, as_version=4)
-    NotebookClient(notebook, timeout=300, kernel_name="python3",
-                   resources={"metadata": {"path": str(path.parent)}}).execute()
-    outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.outputs]
-    assert not [o for o in outputs if o.output_type == "error"]
-    shown = " ".join(str(o.get("data", {}).get("text/plain", "")) for o in outputs)
-    return outputs, shown
+    client = NotebookClient(notebook, timeout=300, kernel_name="python3",
+                            resources={"metadata": {"path": str(path.parent)}})
+    if stops:
+        with pytest.raises(CellExecutionError):
+            client.execute()
+    else:
+        client.execute()
+    return notebook
+
+
+def notebook_outputs(notebook: nbformat.NotebookNode) -> list:
+    """The outputs of its code cells, in order."""
+    return [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.outputs]
+
