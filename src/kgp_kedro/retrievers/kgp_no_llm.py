@@ -55,7 +55,7 @@ class KgpNoLlm(Retriever):
             if len(visits) >= self.budget or not candidates:
                 break
             index = TfidfIndex([text_of[c] for c in candidates])
-            if index.matrix is None:     # no word to fit: the reference's tf_idf gives []
+            if not len(index.rows.words):   # no word to fit: the reference's tf_idf gives []
                 break
             order, scores = top_k(index.scores(question), min(take, len(candidates)))
             picks = [candidates[j] for j in order]
