@@ -275,7 +275,7 @@ def test_the_train_files_give_collections_of_each_questions_own_documents():
     collection is its own documents (HotpotQA 10 paragraphs, MuSiQue 20), split as the
     passages stage splits (HotpotQA sentences, MuSiQue paragraphs), supporting ones marked."""
     from kgp_kedro.config.sections import PassagesParams, Source
-    from kgp_kedro.ewek.training import source_collections
+    from kgp_kedro.training.sources import source_collections
 
     sources = [Source(dataset="hotpotqa",
                       path="data/01_raw/hotpotqa/hotpot_train_v1.1_sample100.json", limit=3),
@@ -297,7 +297,7 @@ def test_the_train_files_give_collections_of_each_questions_own_documents():
 
 def test_a_missing_train_file_names_its_key():
     from kgp_kedro.config.sections import PassagesParams, Source
-    from kgp_kedro.ewek.training import source_collections
+    from kgp_kedro.training.sources import source_collections
 
     with pytest.raises(FileNotFoundError, match=r"^ewek\.training\.sources\[0\]\.path"):
         source_collections([Source(dataset="musique", path="data/01_raw/musique/nope.jsonl")],
