@@ -97,7 +97,7 @@ def trained(pairs):
 def test_a_seeded_short_training_is_reproducible_and_survives_a_save(pairs, trained, tmp_path):
     from kedro.io.core import Version
 
-    from kgp_kedro.pipelines.ewek.datasets import CrossEncoderDataset
+    from kgp_kedro.datasets.model_folder import ModelFolderDataset
 
     made = pairs[2]
     first, seconds = trained
@@ -105,7 +105,7 @@ def test_a_seeded_short_training_is_reproducible_and_survives_a_save(pairs, trai
     texts = made.quotes[:4]
     a = cross_scores(first, made.questions[0], texts)
     assert seconds > 0 and np.allclose(a, cross_scores(second, made.questions[0], texts))
-    dataset = CrossEncoderDataset(str(tmp_path / "ce"), version=Version(None, None))
+    dataset = ModelFolderDataset(str(tmp_path / "ce"), version=Version(None, None))
     dataset.save(first)
     path = dataset.load()
     assert path.startswith(str(tmp_path / "ce")) and path.endswith("ce")

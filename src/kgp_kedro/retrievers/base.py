@@ -37,10 +37,26 @@ class Requirements:
     graph: bool = False        # the KG of ``retrieve.graph``
     embeddings: bool = False   # passage embeddings and their encoder (``retrieve.embeddings``)
     llm: bool = False          # the LLM of parameters_llm.yml (runs on the QA questions only)
+    trained: tuple[str, ...] = ()   # train.encoders entries named as model: trained:<name>
 
     def __or__(self, other: "Requirements") -> "Requirements":
         return Requirements(self.graph or other.graph, self.embeddings or other.embeddings,
-                            self.llm or other.llm)
+                            self.llm or other.llm,
+                            tuple(dict.fromkeys(self.trained + other.trained)))
+
+
+TRAINED = "trained:"   # a model option naming the train stage's model: trained:<name>
+
+
+def trained_name(model: str | None) -> str | None:
+    """``<name>`` of a ``trained:<name>`` model option, else None."""
+    return model[len(TRAINED):] if model and model.startswith(TRAINED) else None
+
+
+def needs_trained(model: str | None) -> Requirements:
+    """The requirement of a ``model`` option: the trained encoder it names, if any."""
+    name = trained_name(model)
+    return Requirements(trained=(name,)) if name else Requirements()
 
 
 @dataclass(frozen=True)
@@ -110,7 +126,24 @@ class Retriever(ABC):
 
     def dense_search(self, collection: Collection, queries: np.ndarray,
                      top: int) -> tuple[np.ndarray, np.ndarray]:
-        return collection.vector_search(queries, top, self.resources.encoder.device)
+        """Through the collection's stored vectors when this method's encoder made them; else
+        (a ``model`` of the method's own, e.g. a trained one) exact search over the passages
+        encoded by it, each distinct text once per retriever."""
+        encoder = self.resources.encoder
+        if collection.vectors is not None and collection.embedding_model == encoder.name:
+            return collection.vector_search(queries, top, encoder.device)
+        from kgp_kedro.search.dense import exact_search
+
+        vectors = collection.memo(("vectors", encoder.name), lambda: self._passage_vectors(
+            collection.texts))
+        return exact_search(queries, vectors, top, encoder.device)
+
+    def _passage_vectors(self, texts: Sequence[str]) -> np.ndarray:
+        known = self.__dict__.setdefault("_encoded", {})
+        missing = [t for t in dict.fromkeys(texts) if t not in known]
+        if missing:
+            known.update(zip(missing, self.encode(missing)))
+        return np.stack([known[t] for t in texts]) if texts else np.zeros((0, 0), np.float32)
 
     def nearest(self, question: str, collection: Collection,
                 top: int) -> tuple[np.ndarray, np.ndarray]:
