@@ -22,3 +22,13 @@ def train_tables():
     from kgp_kedro.training.sources import source_collections
 
     return source_collections(TRAIN_SOURCES, PassagesParams(paragraph_datasets=[]), "train.sources")
+
+
+@pytest.fixture(scope="session")
+def train_tables_2wiki():
+    """``(questions, passages)`` of the first 60 2Wiki train questions."""
+    from kgp_kedro.training.sources import source_collections
+
+    source = TRAIN_SOURCES[2].model_copy(update={"limit": 60})
+    questions, _, passages = source_collections([source], PassagesParams(), "train.sources")
+    return questions, passages
