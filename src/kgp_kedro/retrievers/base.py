@@ -81,6 +81,7 @@ class Retriever(ABC):
         self.params, self.resources = params, resources
         self.budget = resources.budget
         self.calls = 0  # model calls (encoder batches, LLM requests)
+        self._encoded: dict[str, np.ndarray] = {}   # passage vectors of a method's own model
 
     @classmethod
     def requirements(cls, params: Params) -> Requirements:
@@ -139,11 +140,10 @@ class Retriever(ABC):
         return exact_search(queries, vectors, top, encoder.device)
 
     def _passage_vectors(self, texts: Sequence[str]) -> np.ndarray:
-        known = self.__dict__.setdefault("_encoded", {})
-        missing = [t for t in dict.fromkeys(texts) if t not in known]
+        missing = [t for t in dict.fromkeys(texts) if t not in self._encoded]
         if missing:
-            known.update(zip(missing, self.encode(missing)))
-        return np.stack([known[t] for t in texts]) if texts else np.zeros((0, 0), np.float32)
+            self._encoded.update(zip(missing, self.encode(missing)))
+        return np.stack([self._encoded[t] for t in texts])
 
     def nearest(self, question: str, collection: Collection,
                 top: int) -> tuple[np.ndarray, np.ndarray]:
