@@ -39,14 +39,16 @@ def load_line() -> str:
     return "load " + " ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
-def train_all(raw, params) -> dict[str, str]:
-    """Train (or load) every needed encoder; print its report; its cache folder by name."""
+def train_all(raw, params, methods) -> dict[str, str]:
+    """Train (or load) the encoders ``methods`` name; print each report; its cache folder by
+    name."""
     start, cpu = time.perf_counter(), time.process_time()
     questions, passages = read_train_sources(raw["train"], raw["passages"])
     print(f"train files: {len(questions)} questions, {len(passages)} passages, read in "
           f"{time.perf_counter() - start:.1f} s [{load_line()}]")
     folders = {}
-    for name in needed(params):
+    names = {t for m in methods for t in params.methods[m].requirements.trained}
+    for name in [n for n in needed(params) if n in names]:
         start, cpu = time.perf_counter(), time.process_time()
         _, report = train_bi_encoder(questions, passages, raw["train"], name)
         row = report.iloc[0]
@@ -72,7 +74,7 @@ def main() -> None:
     os.chdir(ROOT)
     raw = project_parameters()
     params = validate_parameters(raw)
-    folders = train_all(raw, params)
+    folders = train_all(raw, params, args.methods)
     encoder_params = params.encoder(params.retrieve.embeddings)
     encoder = load_encoder(encoder_params)
     graph = params.retrieve.graph.variant
