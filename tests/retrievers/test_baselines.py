@@ -12,6 +12,7 @@ from kgp_kedro.corpus.collection import Collection
 from kgp_kedro.evaluation import retrieval_metrics, score_retrieval
 from kgp_kedro.models.embeddings import EmbeddingLookup, embed_passages
 from kgp_kedro.retrievers import RETRIEVERS, Resources
+from kgp_kedro.retrievers.base import SkippedMethod
 from kgp_kedro.retrievers.run import RETRIEVED_COLUMNS, retrieve_all
 from kgp_kedro.search.dense import exact_search
 from kgp_kedro.search.lexical import Bm25Index, fuzzy_search
@@ -113,7 +114,7 @@ def test_a_dense_method_with_its_own_model_encodes_the_passages_itself(first, en
         assert _ids(own.retrieve(q.question, collection)) == _ids(stored)
     assert parse_method("dpr", {"method": "dpr", "model": "trained:dpr"}, "m"
                         ).requirements.trained == ("dpr",)
-    with pytest.raises(ValueError, match="handed over by the retrieve stage"):
+    with pytest.raises(SkippedMethod, match="handed over by the retrieve stage"):
         _retriever("dpr", encoder, model="trained:dpr")
 
 

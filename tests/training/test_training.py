@@ -15,11 +15,11 @@ MINILM = "all-MiniLM-L6-v2"
 
 @pytest.fixture(scope="session")
 def twowiki_mdr(train_tables_2wiki):
-    """MDR examples of 2Wiki train questions: about 40 examples trained on, 8 questions held
+    """MDR examples of 2Wiki train questions: about 24 examples trained on, 5 questions held
     apart (every 5th)."""
     questions, passages = train_tables_2wiki
     return training_set(reasoning_paths(questions, passages), "mdr", negatives=1,
-                        positives_per_hop=1, max_examples=40, heldout_share=0.2, max_heldout=8)
+                        positives_per_hop=1, max_examples=24, heldout_share=0.2, max_heldout=5)
 
 
 def test_training_lowers_the_loss_and_ranks_the_next_passage_higher_on_held_apart_questions(
@@ -30,17 +30,17 @@ def test_training_lowers_the_loss_and_ranks_the_next_passage_higher_on_held_apar
     from kgp_kedro.training.encoder import (example_loss, load_base, ranking_scores,
                                             train_encoder)
 
-    params = EncoderTrainingParams(kind="mdr", epochs=3, batch_size=8, learning_rate=1e-4,
-                                   max_length=64, device="cpu", seed=0)
+    params = EncoderTrainingParams(kind="mdr", epochs=2, batch_size=8, learning_rate=1e-4,
+                                   max_length=48, device="cpu", seed=0)
     assert not {e.question_id for e in twowiki_mdr.examples} & \
         {c.question_id for c in twowiki_mdr.heldout}
-    base = load_base(MINILM, "cpu", 64)
+    base = load_base(MINILM, "cpu", 48)
     before = example_loss(base, twowiki_mdr.examples, params.scale, 8)
     ranked_before = ranking_scores(lambda t: base.encode(list(t)), twowiki_mdr.heldout)
-    model, _, losses = train_encoder(twowiki_mdr.examples, params)
+    model, _, _ = train_encoder(twowiki_mdr.examples, params)
     assert example_loss(model, twowiki_mdr.examples, params.scale, 8) < before
     ranked_after = ranking_scores(lambda t: model.encode(list(t)), twowiki_mdr.heldout)
-    assert ranked_after["cases"] >= 8
+    assert ranked_after["cases"] >= 5
     assert ranked_after["mrr"] > ranked_before["mrr"]
 
 

@@ -12,7 +12,7 @@ from kgp_kedro.config.sections import EncoderParams
 from kgp_kedro.corpus.collection import Collection
 from kgp_kedro.models import load_encoder
 from kgp_kedro.models.devices import resolve_device
-from kgp_kedro.retrievers.base import Requirements, Resources, needs_trained
+from kgp_kedro.retrievers.base import Requirements, Resources, needs_trained, require_resolved
 
 
 def segmented_inner_products(queries: np.ndarray, vectors: np.ndarray, segment: np.ndarray,
@@ -56,6 +56,7 @@ class EncoderAgent(TraversalAgent):
 
     def __init__(self, params: Params, resources: Resources) -> None:
         super().__init__(params, resources)
+        require_resolved(params.model)
         self.encoder = (resources.encoder if params.model is None else load_encoder(
             EncoderParams(model=params.model, device=params.device,
                           batch_size=params.batch_size, dtype=params.dtype)))

@@ -53,6 +53,14 @@ def trained_name(model: str | None) -> str | None:
     return model[len(TRAINED):] if model and model.startswith(TRAINED) else None
 
 
+def require_resolved(model: str | None) -> None:
+    """:class:`SkippedMethod` for a ``trained:<name>`` option that reached a method unresolved
+    (outside the retrieve stage, which hands it the train stage's model folder)."""
+    if trained_name(model):
+        raise SkippedMethod(f"model {model!r}: the trained model is handed over by the retrieve "
+                            "stage (kedro run --pipelines=retrieve trains it first)")
+
+
 def needs_trained(model: str | None) -> Requirements:
     """The requirement of a ``model`` option: the trained encoder it names, if any."""
     name = trained_name(model)

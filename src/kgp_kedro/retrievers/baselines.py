@@ -4,7 +4,7 @@ from __future__ import annotations
 from kgp_kedro.config.base import Params, PosInt
 from kgp_kedro.corpus.collection import Collection
 from kgp_kedro.retrievers.base import (RETRIEVERS, Requirements, Resources, Retriever, Visit,
-                                       needs_trained, ranked_visits, trained_name)
+                                       needs_trained, ranked_visits, require_resolved)
 from kgp_kedro.search.lexical import fuzzy_search
 
 
@@ -17,9 +17,7 @@ def with_model(resources: Resources, model: str | None) -> Resources:
     ``trained:<name>`` is resolved to its path before), unchanged when null."""
     if model is None:
         return resources
-    if trained_name(model):
-        raise ValueError(f"model {model!r}: a trained model is handed over by the retrieve "
-                         "stage (kedro run --pipelines=retrieve trains it first)")
+    require_resolved(model)
     from dataclasses import replace
 
     from kgp_kedro.config.sections import EncoderParams
