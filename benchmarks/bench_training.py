@@ -109,7 +109,7 @@ def main() -> None:
                          "ms/q": part.loc[("passage", 30), "latency_ms"],
                          "n": int(part.loc[("passage", 30), "n_questions"])})
     print(f"\n[{load_line()}]")
-    print(pd.DataFrame(rows).to_markdown(index=False, floatfmt=".3f"))
+    print(pd.DataFrame(rows).to_string(index=False, float_format="{:.3f}".format))
 
 
 if __name__ == "__main__":
