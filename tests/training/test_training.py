@@ -102,3 +102,16 @@ def test_a_bad_train_config_names_its_key():
     with pytest.raises(ParameterError, match=r"^retrieve\.methods\.kgp_x.*trained:nope is not a "
                                              r"train\.encoders entry"):
         validate_parameters({**raw, "retrieve": {**raw["retrieve"], "methods": methods}})
+
+
+def test_a_missing_train_file_stops_the_train_stage_before_any_node(tmp_path):
+    from tests.pipelines.conftest import make_project, run_pipeline
+
+    project = make_project(tmp_path)
+    runtime = {"train": {"sources": [
+        {"dataset": "hotpotqa", "path": "data/01_raw/hotpotqa/missing_train.json"}]}}
+    with pytest.raises(FileNotFoundError, match=r"^train\.sources\[0\]\.path: hotpotqa source "
+                                                r"not found: data/01_raw/hotpotqa/missing_train"):
+        run_pipeline(project, "train", runtime_params=runtime)
+    assert not (project / "data" / "06_models").exists() or not any(
+        (project / "data" / "06_models").rglob("*"))
