@@ -54,6 +54,11 @@ LOCAL_PARAMETERS = {
     # questions (the real size is the benchmark's business); the merge is soft, so these keys
     # override conf/base's
     "ewek": {"training": {"max_pairs": 48, "heldout_pairs": 24}},
+    # the trained DPR / MDR / KGP-MDR encoders: a few train questions and steps (the real size
+    # is bench_training.py's business)
+    "train": {"sources": [{**source, "limit": 12} for source in _base("train")["sources"]],
+              "encoders": {name: {"max_examples": 16, "max_heldout": 2, "batch_size": 8,
+                                  "max_length": 64} for name in ("dpr", "mdr")}},
 }
 
 FEATURE_CACHE = Path("data") / "04_feature" / "cache"   # every feature cache's default parent

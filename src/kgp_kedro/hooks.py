@@ -33,11 +33,11 @@ class ValidateParameters:
 class RawSourcesExist:
     """A raw source the run reads whose path does not exist stops the run before any node,
     naming the parameter key: a ``raw_<source>`` dataset (an ``ingest.sources`` entry), or a
-    train file of a stage the run includes (``ewek.training.sources``,
+    train file of a stage the run includes (``train.sources``, ``ewek.training.sources``,
     ``holmes.auxiliary.sources``). Registered last in ``settings.HOOKS`` so that it runs before
     the other hooks' ``before_pipeline_run``."""
 
-    TRAIN_FILES = {"params:ewek": ("training", "sources"),
+    TRAIN_FILES = {"params:train": ("sources",), "params:ewek": ("training", "sources"),
                    "params:holmes": ("auxiliary", "sources")}
 
     @hook_impl
@@ -50,12 +50,15 @@ class RawSourcesExist:
             dataset = catalog.get(name) if name in catalog else None
             if isinstance(dataset, RawSourceDataset):
                 dataset.check_exists()
-        for name, (block, key) in self.TRAIN_FILES.items():
+        for name, keys in self.TRAIN_FILES.items():
             if name not in inputs or name not in catalog:
                 continue
-            for i, source in enumerate((catalog.load(name).get(block) or {}).get(key) or []):
+            sources = catalog.load(name)
+            for key in keys:
+                sources = (sources or {}).get(key)
+            for i, source in enumerate(sources or []):
                 require_source_path(source["dataset"], source["path"],
-                                    f"{name.removeprefix('params:')}.{block}.{key}[{i}]")
+                                    f"{name.removeprefix('params:')}.{'.'.join(keys)}[{i}]")
 
 
 class CredentialsToEnvironment:

@@ -13,7 +13,7 @@ from kedro.pipeline import Pipeline
 from kgp_kedro.config.base import ParameterError
 from kgp_kedro.pipelines.parameters import active
 
-STAGES = ("ingest", "passages", "embed", "kg", "kg_quality", "retrieve", "pooled",
+STAGES = ("ingest", "passages", "embed", "kg", "kg_quality", "train", "retrieve", "pooled",
           "retrieval_quality", "read", "ewek", "holmes", "score", "report")
 
 # each chain: the stages it runs, upstream first
@@ -23,17 +23,18 @@ CHAINS = {
     "embed": ["ingest", "passages", "embed"],
     "kg": ["ingest", "passages", "embed", "kg"],
     "kg_quality": ["ingest", "passages", "embed", "kg", "kg_quality"],
-    "retrieve": ["ingest", "passages", "embed", "kg", "retrieve"],
-    "pooled": ["ingest", "passages", "embed", "pooled"],
-    "retrieval_quality": ["ingest", "passages", "embed", "kg", "retrieve", "pooled",
+    "train": ["train"],
+    "retrieve": ["ingest", "passages", "embed", "kg", "train", "retrieve"],
+    "pooled": ["ingest", "passages", "embed", "train", "pooled"],
+    "retrieval_quality": ["ingest", "passages", "embed", "kg", "train", "retrieve", "pooled",
                           "retrieval_quality"],
-    "read": ["ingest", "passages", "embed", "kg", "retrieve", "read"],
+    "read": ["ingest", "passages", "embed", "kg", "train", "retrieve", "read"],
     "ewek": ["ingest", "passages", "ewek"],
     "holmes": ["ingest", "passages", "holmes"],
-    "score": ["ingest", "passages", "embed", "kg", "retrieve", "read", "ewek", "holmes",
-              "score"],
-    "report": ["ingest", "passages", "embed", "kg", "retrieve", "read", "ewek", "holmes",
-               "score", "report"],
+    "score": ["ingest", "passages", "embed", "kg", "train", "retrieve", "read", "ewek",
+              "holmes", "score"],
+    "report": ["ingest", "passages", "embed", "kg", "train", "retrieve", "read", "ewek",
+               "holmes", "score", "report"],
 }
 
 

@@ -97,7 +97,7 @@ def trained(pairs):
 def test_a_seeded_short_training_is_reproducible_and_survives_a_save(pairs, trained, tmp_path):
     from kedro.io.core import Version
 
-    from kgp_kedro.pipelines.ewek.datasets import CrossEncoderDataset
+    from kgp_kedro.datasets.model_folder import ModelFolderDataset
 
     made = pairs[2]
     first, seconds = trained
@@ -105,7 +105,7 @@ def test_a_seeded_short_training_is_reproducible_and_survives_a_save(pairs, trai
     texts = made.quotes[:4]
     a = cross_scores(first, made.questions[0], texts)
     assert seconds > 0 and np.allclose(a, cross_scores(second, made.questions[0], texts))
-    dataset = CrossEncoderDataset(str(tmp_path / "ce"), version=Version(None, None))
+    dataset = ModelFolderDataset(str(tmp_path / "ce"), version=Version(None, None))
     dataset.save(first)
     path = dataset.load()
     assert path.startswith(str(tmp_path / "ce")) and path.endswith("ce")
@@ -275,7 +275,7 @@ def test_the_train_files_give_collections_of_each_questions_own_documents():
     collection is its own documents (HotpotQA 10 paragraphs, MuSiQue 20), split as the
     passages stage splits (HotpotQA sentences, MuSiQue paragraphs), supporting ones marked."""
     from kgp_kedro.config.sections import PassagesParams, Source
-    from kgp_kedro.ewek.training import source_collections
+    from kgp_kedro.training.sources import source_collections
 
     sources = [Source(dataset="hotpotqa",
                       path="data/01_raw/hotpotqa/hotpot_train_v1.1_sample100.json", limit=3),
@@ -297,7 +297,7 @@ def test_the_train_files_give_collections_of_each_questions_own_documents():
 
 def test_a_missing_train_file_names_its_key():
     from kgp_kedro.config.sections import PassagesParams, Source
-    from kgp_kedro.ewek.training import source_collections
+    from kgp_kedro.training.sources import source_collections
 
     with pytest.raises(FileNotFoundError, match=r"^ewek\.training\.sources\[0\]\.path"):
         source_collections([Source(dataset="musique", path="data/01_raw/musique/nope.jsonl")],

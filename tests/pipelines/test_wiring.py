@@ -116,7 +116,7 @@ def test_a_bad_parameter_stops_the_run_before_any_node_naming_the_key(tmp_path):
 def test_each_stage_is_one_namespace_and_datasets_keep_their_catalog_names():
     pipelines = build_pipelines(base_parameters())
     stages = {n.namespace.split(".")[0] for n in pipelines["retrieval_quality"].nodes}
-    assert stages == {"ingest", "passages", "embed", "kg", "retrieve", "pooled",
+    assert stages == {"ingest", "passages", "embed", "kg", "train", "retrieve", "pooled",
                       "retrieval_quality"}
     assert {n.name for n in pipelines["report"].only_nodes_with_namespaces(
         ["read"]).nodes} == {f"read.{m}" for m in base_parameters()["retrieve"]["methods"]}

@@ -12,6 +12,7 @@ from kgp_kedro.corpus.collection import Collection
 from kgp_kedro.evaluation import retrieval_metrics, score_retrieval
 from kgp_kedro.models.embeddings import EmbeddingLookup, embed_passages
 from kgp_kedro.retrievers import RETRIEVERS, Resources
+from kgp_kedro.retrievers.base import SkippedMethod
 from kgp_kedro.retrievers.run import RETRIEVED_COLUMNS, retrieve_all
 from kgp_kedro.search.dense import exact_search
 from kgp_kedro.search.lexical import Bm25Index, fuzzy_search
@@ -96,6 +97,25 @@ def test_dense_baselines(first, encoder):
     assert _ids(knn)[15:] == fuzzy[:15]
     with pytest.raises(ValueError, match="needs an encoder"):
         _retriever("dpr").retrieve(q.question, collection)
+
+
+def test_a_dense_method_with_its_own_model_encodes_the_passages_itself(first, encoder):
+    """``model:`` a local path (here the shipped MiniLM's folder: another name than the stored
+    vectors'): DPR and MDR encode the collection with it, each text once, and rank as with
+    the stored vectors of the same weights; ``trained:<name>`` is the train stage's to resolve."""
+    from kgp_kedro.models.encoders import resolve_model_path
+
+    q, ps, collection = first
+    path = resolve_model_path("all-MiniLM-L6-v2")
+    for name in ("dpr", "mdr"):
+        stored = _retriever(name, encoder).retrieve(q.question, collection)
+        own = _retriever(name, encoder, model=path)
+        assert own.resources.encoder.name == path != collection.embedding_model
+        assert _ids(own.retrieve(q.question, collection)) == _ids(stored)
+    assert parse_method("dpr", {"method": "dpr", "model": "trained:dpr"}, "m"
+                        ).requirements.trained == ("dpr",)
+    with pytest.raises(SkippedMethod, match="handed over by the retrieve stage"):
+        _retriever("dpr", encoder, model="trained:dpr")
 
 
 def test_an_empty_collection_gives_nothing():

@@ -12,7 +12,7 @@ from kgp_kedro.config.sections import EncoderParams
 from kgp_kedro.corpus.collection import Collection
 from kgp_kedro.models import load_encoder
 from kgp_kedro.models.devices import resolve_device
-from kgp_kedro.retrievers.base import Requirements, Resources
+from kgp_kedro.retrievers.base import Requirements, Resources, needs_trained, require_resolved
 
 
 def segmented_inner_products(queries: np.ndarray, vectors: np.ndarray, segment: np.ndarray,
@@ -43,15 +43,20 @@ class EncoderAgent(TraversalAgent):
     is encoded once per agent (the vectors are kept)."""
 
     class Params(Params):
-        model: str | None = None   # null: the encoder of retrieve.embeddings
+        model: str | None = None   # null: the encoder of retrieve.embeddings; trained:<name>
         device: str = "auto"
         batch_size: PosInt = 64
         dtype: str = "auto"
 
     needs = Requirements(embeddings=True)
 
+    @classmethod
+    def requirements(cls, params: Params) -> Requirements:
+        return cls.needs | needs_trained(params.model)
+
     def __init__(self, params: Params, resources: Resources) -> None:
         super().__init__(params, resources)
+        require_resolved(params.model)
         self.encoder = (resources.encoder if params.model is None else load_encoder(
             EncoderParams(model=params.model, device=params.device,
                           batch_size=params.batch_size, dtype=params.dtype)))

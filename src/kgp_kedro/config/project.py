@@ -22,6 +22,7 @@ from kgp_kedro.ewek.params import EwekParams
 from kgp_kedro.graphs.builders import BUILDERS, GraphBuilder
 from kgp_kedro.holmes.params import HolmesParams
 from kgp_kedro.retrievers import RETRIEVERS, Requirements, Retriever
+from kgp_kedro.training.params import TrainParams
 
 
 @dataclass(frozen=True)
@@ -116,6 +117,7 @@ SECTIONS: dict[str, type[Params]] = {
     "pooled": PooledBlock, "retrieval_quality": s.RetrievalQualityParams, "llm": s.LLMParams,
     "read": s.ReadParams, "score": s.ScoreParams, "report": s.ReportParams,
     "ewek": EwekParams, "holmes": HolmesParams, "pipelines": s.PipelinesParams,
+    "train": TrainParams,
 }
 
 
@@ -141,6 +143,7 @@ class Parameters:
     ewek: EwekParams
     holmes: HolmesParams
     pipelines: s.PipelinesParams
+    train: TrainParams
 
     def encoder(self, name: str) -> s.EncoderParams:
         return self.embed.encoders[name]
@@ -166,6 +169,12 @@ def validate_parameters(raw: Mapping[str, Any]) -> Parameters:
                 for name, spec in blocks["kg"].variants.items()}
     methods = {name: parse_method(name, spec, f"retrieve.methods.{name}")
                for name, spec in blocks["retrieve"].methods.items()}
+    for name, method in methods.items():
+        for trained in method.requirements.trained:
+            if trained not in blocks["train"].encoders:
+                raise ParameterError(f"retrieve.methods.{name}", f"trained:{trained} is not a "
+                                     f"train.encoders entry (configured: "
+                                     f"{', '.join(blocks['train'].encoders)})")
     encoders = blocks["embed"].encoders
     for name, variant in variants.items():
         if variant.embeddings is not None and variant.embeddings not in encoders:
@@ -197,7 +206,7 @@ def validate_parameters(raw: Mapping[str, Any]) -> Parameters:
         report=blocks["report"], ewek=_answering("ewek", blocks["ewek"], encoders, methods),
         holmes=_answering("holmes", blocks["holmes"], encoders,
                           {**methods, **blocks["ewek"].methods}),
-        pipelines=blocks["pipelines"])
+        pipelines=blocks["pipelines"], train=blocks["train"])
 
 
 def _answering(block: str, params: EwekParams | HolmesParams, encoders: Mapping[str, Any],

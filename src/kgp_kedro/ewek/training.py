@@ -22,7 +22,6 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from kgp_kedro.config.sections import PassagesParams, Source
 from kgp_kedro.ewek.params import RerankParams, SplitterParams, TrainingParams
 from kgp_kedro.ewek.quotes import collection_pages, paragraph_splitter
 from kgp_kedro.search.lexical import Bm25Index
@@ -134,29 +133,6 @@ def training_pairs(questions: pd.DataFrame, documents: pd.DataFrame, passages: p
                 int(sum(train.labels)), train.n_questions, len(heldout),
                 int(sum(heldout.labels)), heldout.n_questions)
     return train, heldout
-
-
-def source_collections(sources: Sequence[Source], passages: PassagesParams
-                       ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """``(questions, documents, passages)`` of the train files in ``sources``: each question's
-    collection is its own documents (a dataset's distractors are the negatives), split into
-    passages as the passages stage splits the ingested ones. A source that cannot be read
-    stops here, naming ``ewek.training.sources[i]``."""
-    from kgp_kedro.corpus import build_collections, split_passages
-    from kgp_kedro.corpus.readers import read_source
-    from kgp_kedro.corpus.schema import DOCUMENT_COLUMNS, QUESTION_COLUMNS
-
-    questions, documents = [], []
-    for i, s in enumerate(sources):
-        rows, docs = read_source(s.dataset, s.path, s.name or f"{s.dataset}_train", s.limit,
-                                 param_key=f"ewek.training.sources[{i}]")
-        questions += rows
-        documents += docs
-    questions = pd.DataFrame(questions, columns=QUESTION_COLUMNS)
-    documents = build_collections(questions, pd.DataFrame(documents, columns=DOCUMENT_COLUMNS),
-                                  0, 0)
-    return questions, documents, split_passages(documents, passages.sentence_level,
-                                                passages.max_chars, passages.paragraph_datasets)
 
 
 def train_cross_encoder(pairs: TrainingPairs, params: TrainingParams):

@@ -12,7 +12,16 @@ from kgp_kedro.config.project import parse_method
 from kgp_kedro.graphs.build import GraphTables
 from kgp_kedro.models.embeddings import EmbeddingLookup
 from kgp_kedro.models.loading import load_models
+from kgp_kedro.retrievers.base import trained_name
 from kgp_kedro.retrievers.run import retrieve_all
+
+
+def with_trained(block: Any, folders: dict[str, str]) -> Any:
+    """``block`` with every ``trained:<name>`` option replaced by that model's folder."""
+    if isinstance(block, dict):
+        return {k: with_trained(v, folders) for k, v in block.items()}
+    name = trained_name(block) if isinstance(block, str) else None
+    return folders[name] if name in folders else block
 
 
 def retrieve_passages(questions: pd.DataFrame, passages: pd.DataFrame, method: dict[str, Any],
@@ -20,13 +29,16 @@ def retrieve_passages(questions: pd.DataFrame, passages: pd.DataFrame, method: d
                       nodes: pd.DataFrame | None = None, edges: pd.DataFrame | None = None,
                       embeddings: pd.DataFrame | None = None,
                       encoder: dict[str, Any] | None = None, llm: dict[str, Any] | None = None,
-                      ann: dict[str, Any] | None = None, scope: str = "per_question"
-                      ) -> pd.DataFrame:
+                      ann: dict[str, Any] | None = None, scope: str = "per_question",
+                      **trained: str) -> pd.DataFrame:
     """``retrieved_<name>``: the method's ranked passages for every question, with the path,
     hop, latency and model calls; ``nodes``/``edges`` are the KG (``setting`` of it),
     ``embeddings`` the passage embeddings of ``encoder``, ``llm`` the LLM parameters: each
-    given only when the method requires it."""
-    spec = parse_method(name, method, f"retrieve.methods.{name}")
+    given only when the method requires it; ``trained_<name>`` the folder of the train stage's
+    model that a ``model: trained:<name>`` option names."""
+    spec = parse_method(name, with_trained(method, {k.removeprefix("trained_"): v
+                                                    for k, v in trained.items()}),
+                        f"retrieve.methods.{name}")
     encoder_model, client = load_models(encoder, llm)
     graphs = GraphTables(nodes, edges) if edges is not None else None
     lookup = EmbeddingLookup(embeddings, encoder["model"]) if embeddings is not None else None
@@ -56,6 +68,8 @@ def method_pipeline(method, params, output: str, questions: str = "questions",
         inputs["encoder"] = f"params:embed.encoders.{encoder}"
     if needs.llm:
         inputs["llm"] = "params:llm"
+    for trained in needs.trained:   # the train stage's model folder, for model: trained:<name>
+        inputs[f"trained_{trained}"] = f"trained_encoder_{trained}"
     func = update_wrapper(partial(retrieve_passages, name=method.name, setting=setting,
                                   scope=scope), retrieve_passages)
     datasets = {v for v in inputs.values() if not v.startswith("params:")}

@@ -37,10 +37,34 @@ class Requirements:
     graph: bool = False        # the KG of ``retrieve.graph``
     embeddings: bool = False   # passage embeddings and their encoder (``retrieve.embeddings``)
     llm: bool = False          # the LLM of parameters_llm.yml (runs on the QA questions only)
+    trained: tuple[str, ...] = ()   # train.encoders entries named as model: trained:<name>
 
     def __or__(self, other: "Requirements") -> "Requirements":
         return Requirements(self.graph or other.graph, self.embeddings or other.embeddings,
-                            self.llm or other.llm)
+                            self.llm or other.llm,
+                            tuple(dict.fromkeys(self.trained + other.trained)))
+
+
+TRAINED = "trained:"   # a model option naming the train stage's model: trained:<name>
+
+
+def trained_name(model: str | None) -> str | None:
+    """``<name>`` of a ``trained:<name>`` model option, else None."""
+    return model[len(TRAINED):] if model and model.startswith(TRAINED) else None
+
+
+def require_resolved(model: str | None) -> None:
+    """:class:`SkippedMethod` for a ``trained:<name>`` option that reached a method unresolved
+    (outside the retrieve stage, which hands it the train stage's model folder)."""
+    if trained_name(model):
+        raise SkippedMethod(f"model {model!r}: the trained model is handed over by the retrieve "
+                            "stage (kedro run --pipelines=retrieve trains it first)")
+
+
+def needs_trained(model: str | None) -> Requirements:
+    """The requirement of a ``model`` option: the trained encoder it names, if any."""
+    name = trained_name(model)
+    return Requirements(trained=(name,)) if name else Requirements()
 
 
 @dataclass(frozen=True)
@@ -67,6 +91,7 @@ class Retriever(ABC):
         self.calls = 0  # model calls (encoder batches, LLM requests)
         # the model calls made on behalf of each question of the last retrieve_batch
         self.batch_calls: list[int] = []
+        self._encoded: dict[str, np.ndarray] = {}   # passage vectors of a method's own model
 
     @classmethod
     def requirements(cls, params: Params) -> Requirements:
@@ -126,7 +151,23 @@ class Retriever(ABC):
 
     def dense_search(self, collection: Collection, queries: np.ndarray,
                      top: int) -> tuple[np.ndarray, np.ndarray]:
-        return collection.vector_search(queries, top, self.resources.encoder.device)
+        """Through the collection's stored vectors when this method's encoder made them; else
+        (a ``model`` of the method's own, e.g. a trained one) exact search over the passages
+        encoded by it, each distinct text once per retriever."""
+        encoder = self.resources.encoder
+        if collection.vectors is not None and collection.embedding_model == encoder.name:
+            return collection.vector_search(queries, top, encoder.device)
+        from kgp_kedro.search.dense import exact_search
+
+        vectors = collection.memo(("vectors", encoder.name), lambda: self._passage_vectors(
+            collection.texts))
+        return exact_search(queries, vectors, top, encoder.device)
+
+    def _passage_vectors(self, texts: Sequence[str]) -> np.ndarray:
+        missing = [t for t in dict.fromkeys(texts) if t not in self._encoded]
+        if missing:
+            self._encoded.update(zip(missing, self.encode(missing)))
+        return np.stack([self._encoded[t] for t in texts])
 
     def nearest(self, question: str, collection: Collection,
                 top: int) -> tuple[np.ndarray, np.ndarray]:

@@ -3,13 +3,27 @@ from __future__ import annotations
 
 from kgp_kedro.config.base import Params, PosInt
 from kgp_kedro.corpus.collection import Collection
-from kgp_kedro.retrievers.base import (RETRIEVERS, Requirements, Retriever, Visit,
-                                       ranked_visits)
+from kgp_kedro.retrievers.base import (RETRIEVERS, Requirements, Resources, Retriever, Visit,
+                                       needs_trained, ranked_visits, require_resolved)
 from kgp_kedro.search.lexical import fuzzy_search
 
 
 class NoOptions(Params):
     pass
+
+
+def with_model(resources: Resources, model: str | None) -> Resources:
+    """``resources`` with the encoder of a method's own ``model`` option (a local path; a
+    ``trained:<name>`` is resolved to its path before), unchanged when null."""
+    if model is None:
+        return resources
+    require_resolved(model)
+    from dataclasses import replace
+
+    from kgp_kedro.config.sections import EncoderParams
+    from kgp_kedro.models import load_encoder
+
+    return replace(resources, encoder=load_encoder(EncoderParams(model=model)))
 
 
 @RETRIEVERS.register("none")
@@ -59,8 +73,17 @@ class Bm25(Retriever):
 class Dpr(Retriever):
     """DPR: a bi-encoder's nearest passages (off-the-shelf MiniLM unless configured)."""
 
-    Params = NoOptions
+    class Params(Params):
+        model: str | None = None   # null: retrieve.embeddings; trained:<name>; or a path
+
     needs = Requirements(embeddings=True)
+
+    @classmethod
+    def requirements(cls, params: Params) -> Requirements:
+        return cls.needs | needs_trained(params.model)
+
+    def __init__(self, params: Params, resources: Resources) -> None:
+        super().__init__(params, with_model(resources, params.model))
 
     def search(self, question: str, collection: Collection) -> list[Visit]:
         return ranked_visits(collection, *self.nearest(question, collection, self.budget))

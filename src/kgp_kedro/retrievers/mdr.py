@@ -9,7 +9,9 @@ import numpy as np
 
 from kgp_kedro.config.base import Params, PosInt
 from kgp_kedro.corpus.collection import Collection
-from kgp_kedro.retrievers.base import RETRIEVERS, Requirements, Retriever, Visit
+from kgp_kedro.retrievers.base import (RETRIEVERS, Requirements, Resources, Retriever, Visit,
+                                       needs_trained)
+from kgp_kedro.retrievers.baselines import with_model
 
 @dataclass(frozen=True)
 class HopPair:
@@ -60,8 +62,16 @@ class Mdr(Retriever):
     class Params(Params):
         first_hop: PosInt = 15
         second_hop: PosInt = 3
+        model: str | None = None   # null: retrieve.embeddings; trained:<name>; or a path
 
     needs = Requirements(embeddings=True)
+
+    @classmethod
+    def requirements(cls, params: Params) -> Requirements:
+        return cls.needs | needs_trained(params.model)
+
+    def __init__(self, params: Params, resources: Resources) -> None:
+        super().__init__(params, with_model(resources, params.model))
 
     def search(self, question: str, collection: Collection) -> list[Visit]:
         positions, scores, pairs = mdr_search(

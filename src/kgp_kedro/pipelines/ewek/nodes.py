@@ -31,8 +31,8 @@ def train_reranker(questions: pd.DataFrame, documents: pd.DataFrame, passages: p
     quotes keep the filter's order; an INFO line says which)."""
     from kgp_kedro.ewek.guard import guard_fires, mean_recall, recall_before_after
     from kgp_kedro.ewek.run import open_embedder
-    from kgp_kedro.ewek.training import (pairs_auc, source_collections, train_cross_encoder,
-                                         training_pairs)
+    from kgp_kedro.ewek.training import pairs_auc, train_cross_encoder, training_pairs
+    from kgp_kedro.training.sources import source_collections
     from kgp_kedro.models.devices import resolve_device
 
     params = validate(EwekParams, ewek, "ewek")

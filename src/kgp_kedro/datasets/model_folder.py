@@ -1,6 +1,7 @@
-"""A trained cross-encoder as a versioned Kedro dataset: a sentence-transformers model folder
-under ``<filepath>/<version>/<name>``; loading gives the folder's path (the node loads the model
-on its device)."""
+"""A trained model as a versioned Kedro dataset (EWEK-QA's cross-encoder, the train stage's
+bi-encoders): a sentence-transformers model folder under ``<filepath>/<version>/<name>``;
+saving calls the model's ``save(path)``, loading gives the folder's path (the node loads the
+model on its device)."""
 from __future__ import annotations
 
 from pathlib import PurePosixPath
@@ -9,7 +10,7 @@ from typing import Any
 from kedro.io.core import AbstractVersionedDataset, Version, get_filepath_str, get_protocol_and_path
 
 
-class CrossEncoderDataset(AbstractVersionedDataset[Any, str]):
+class ModelFolderDataset(AbstractVersionedDataset[Any, str]):
     def __init__(self, filepath: str, version: Version | None = None,
                  metadata: dict[str, Any] | None = None) -> None:
         import fsspec
