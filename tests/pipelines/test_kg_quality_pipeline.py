@@ -104,8 +104,8 @@ def test_retrieval_quality_compares_every_offline_method(project_run):
     methods = set(summary["method"])
     assert methods == {"none", "golden", "tfidf", "bm25", "knn", "dpr", "mdr", "kgp_tfidf",
                        "kgp_random", "kgp_encoder", "kgp_chat", "ircot", "kgp_no_llm",
-                       "kgp_encoder_dense_seeds", "entity_walk",
-                       "kgp_ppr"}  # kgp_t5: no checkpoint
+                       "kgp_encoder_dense_seeds", "kgp", "kgp_ppr", "dpr_trained",
+                       "mdr_trained", "kgp_mdr"}  # kgp_t5: no checkpoint
     at30 = summary[summary["k"] == 30].set_index(["source", "method"])
     assert (at30.xs("golden", level="method")["sp_em"] == 1.0).all()
     assert (at30.xs("none", level="method")["recall"] == 0.0).all()
