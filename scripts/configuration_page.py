@@ -89,9 +89,15 @@ def options_table(params: type) -> list[str]:
     return rows + [""]
 
 
+def project_names(registry) -> list[str]:
+    """The registry's names whose class is the project's (not one a test or a user's module
+    registered)."""
+    return [n for n in registry.names() if registry.get(n).__module__.startswith("kgp_kedro.")]
+
+
 def registry_section(title: str, role: str, key: str, registry) -> list[str]:
     lines = [f"### {title}", "", f"The name in YAML: {key}.", ""]
-    for name in registry.names():
+    for name in project_names(registry):
         cls = registry.get(name)
         lines += [f"#### `{name}` ({role})", "", f"`{cls.__module__}.{cls.__qualname__}`. "
                   f"{first_line(cls.__doc__)}", ""]

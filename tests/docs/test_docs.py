@@ -27,7 +27,7 @@ def test_configuration_page_lists_every_registered_option():
 
     page = configuration_page.render()
     for role, registry in (("builder", BUILDERS), ("retriever", RETRIEVERS), ("agent", AGENTS)):
-        for name in registry.names():
+        for name in configuration_page.project_names(registry):
             assert f"#### `{name}` ({role})" in page
             for option in getattr(registry.get(name), "Params").model_fields:
                 assert f"| `{option}` |" in page

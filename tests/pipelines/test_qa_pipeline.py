@@ -13,8 +13,10 @@ from tests.projects import QA_PER_SOURCE, run_pipeline
 
 pytestmark = pytest.mark.slow
 
-READ = ["none", "golden", "tfidf", "bm25", "knn", "dpr", "mdr", "kgp_tfidf", "kgp_random",
-        "kgp_encoder", "kgp_chat", "ircot",  # kgp_t5 is skipped: no local checkpoint
+READ = ["none", "golden", "tfidf", "bm25", "knn", "dpr", "mdr", "dpr_trained", "mdr_trained",
+        "kgp_tfidf", "kgp_random", "kgp_encoder", "kgp_mdr",
+        "kgp_chat", "ircot",  # kgp_t5 is skipped: no local checkpoint
+        "kgp_no_llm", "kgp_encoder_dense_seeds", "kgp", "kgp_ppr",
         "ewek", "ewek_web", "ewek_kg",       # EWEK-QA and its web-only / KG-only ablations
         "holmes", "holmes_no_qualifiers", "holmes_base", "holmes_base_docs"]
 SOURCES = ["hotpotqa", "musique", "2wikimultihopqa"]
@@ -38,7 +40,8 @@ def test_table1_compares_every_method_on_the_same_questions(project_run):
             assert golden[f"{source}/f1_vs_golden"] == pytest.approx(1.0)
     assert (table1["questions"] == QA_PER_SOURCE * len(SOURCES)).all()
     table2 = _latest(project_run, "data/08_reporting/qa_table2.parquet")
-    assert table2["method"].tolist() == ["kgp_random", "kgp_tfidf", "kgp_encoder", "kgp_chat"]
+    assert table2["method"].tolist() == ["kgp_random", "kgp_tfidf", "kgp_encoder", "kgp_mdr",
+                                         "kgp_chat"]
 
 
 def test_scores_recompute_from_the_answers(project_run):

@@ -48,7 +48,7 @@ def test_mdr_through_a_faiss_index_gives_the_exact_pairs(collection, encoder):
 def test_the_mdr_retriever_records_each_passage_path(collection, encoder):
     question, ps, vectors = collection
     c = Collection.from_passages("c", ps)
-    c.vectors = vectors
+    c.vectors, c.embedding_model = vectors, encoder.name   # the stored vectors are this encoder's
     params = Mdr.Params()  # 15 x 3 pairs (§8.2)
     retriever = Mdr(params, Resources(30, encoder))
     visits = retriever.retrieve(question, c)

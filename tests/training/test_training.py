@@ -105,7 +105,7 @@ def test_a_bad_train_config_names_its_key():
 
 
 def test_a_missing_train_file_stops_the_train_stage_before_any_node(tmp_path):
-    from tests.pipelines.conftest import make_project, run_pipeline
+    from tests.projects import make_project, run_pipeline
 
     project = make_project(tmp_path)
     runtime = {"train": {"sources": [
