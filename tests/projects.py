@@ -18,6 +18,7 @@ from tests.conftest import MODEL_CACHE, ROOT
 
 N_QUESTIONS = 4
 QA_PER_SOURCE = 1  # questions per source the reader LLM answers
+READER_WINDOW = 512  # the embedded reader's context window in the test projects (tokens)
 
 
 def _base(name: str) -> dict:
@@ -27,7 +28,7 @@ def _base(name: str) -> dict:
 def _small_llm() -> dict:
     """The embedded model with a small window (prompts are cut to fit it), assembled once."""
     llm = _base("llm")
-    llm["local"].update(cache_dir=str(MODEL_CACHE), n_ctx=768)
+    llm["local"].update(cache_dir=str(MODEL_CACHE), n_ctx=READER_WINDOW)
     llm["sampling"]["max_tokens"] = 16
     return llm
 
@@ -60,6 +61,11 @@ LOCAL_PARAMETERS = {
               "encoders": {name: {"max_examples": 16, "max_heldout": 2, "batch_size": 8,
                                   "max_length": 64} for name in ("dpr", "mdr")}},
 }
+
+# runtime parameters of the session's project run (merged key by key into the parameters, as
+# --params is): fewer calls of the LLM-driven retrievers
+RUNTIME_PARAMETERS = {"retrieve": {"methods": {"kgp_chat": {"seeds": 3},
+                                               "ircot": {"max_steps": 2}}}}
 
 FEATURE_CACHE = Path("data") / "04_feature" / "cache"   # every feature cache's default parent
 
