@@ -96,12 +96,10 @@ def project_run(tmp_path_factory, feature_cache):
     LOCAL_PARAMETERS: base's every KG variant and method, the embedded reader LLM with a small
     window) after one ``kedro run`` of the default pipeline (KG quality, then ingest -> ... ->
     read -> score -> report) and of ``retrieval_quality``, as one run: every stage once."""
-    from tests.projects import LOCAL_PARAMETERS, RUNTIME_PARAMETERS, make_project, run_pipeline
+    from tests.projects import LOCAL_PARAMETERS, make_project, run_pipeline
 
     project = make_project(tmp_path_factory.mktemp("project"), LOCAL_PARAMETERS, feature_cache)
-    # fewer embedded-LLM calls for the two LLM-driven retrievers (the reader's calls dominate
-    # the run): 3 chat-agent seeds instead of 10, IRCoT's first 2 reasoning steps
-    run_pipeline(project, ["__default__", "retrieval_quality"], runtime_params=RUNTIME_PARAMETERS)
+    run_pipeline(project, ["__default__", "retrieval_quality"])
     return project
 
 

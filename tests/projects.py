@@ -33,6 +33,16 @@ def _small_llm() -> dict:
     return llm
 
 
+def _fewer_llm_calls() -> dict:
+    """Base's every retrieval method, in order (a methods block is a whole selection), with
+    fewer embedded-LLM calls for the two LLM-driven retrievers: 3 chat-agent seeds instead of
+    10, IRCoT's first 2 reasoning steps (the reader's calls still dominate the run)."""
+    methods = _base("retrieve")["methods"]
+    methods["kgp_chat"]["seeds"] = 3
+    methods["ircot"]["max_steps"] = 2
+    return methods
+
+
 # conf/local of the session's project run: base's every KG variant and method, on a handful of
 # real questions of every source
 LOCAL_PARAMETERS = {
@@ -51,6 +61,7 @@ LOCAL_PARAMETERS = {
         "qa_questions_per_source": QA_PER_SOURCE,
     },
     "llm": _small_llm(),
+    "retrieve": {"methods": _fewer_llm_calls()},
     # EWEK-QA's cross-encoder: trained on the bundled train files, a few pairs and a few held-out
     # questions (the real size is the benchmark's business); the merge is soft, so these keys
     # override conf/base's
@@ -62,10 +73,8 @@ LOCAL_PARAMETERS = {
                                   "max_length": 64} for name in ("dpr", "mdr")}},
 }
 
-# runtime parameters of the session's project run (merged key by key into the parameters, as
-# --params is): fewer calls of the LLM-driven retrievers
-RUNTIME_PARAMETERS = {"retrieve": {"methods": {"kgp_chat": {"seeds": 3},
-                                               "ircot": {"max_steps": 2}}}}
+
+
 
 FEATURE_CACHE = Path("data") / "04_feature" / "cache"   # every feature cache's default parent
 
