@@ -18,7 +18,7 @@ from tests.conftest import MODEL_CACHE, ROOT
 
 N_QUESTIONS = 4
 QA_PER_SOURCE = 1  # questions per source the reader LLM answers
-READER_WINDOW = 512  # the embedded reader's context window in the test projects (tokens)
+READER_WINDOW = 768  # the embedded reader's context window in the test projects (tokens)
 
 
 def _base(name: str) -> dict:
