@@ -18,6 +18,7 @@ from tests.conftest import MODEL_CACHE, ROOT
 
 N_QUESTIONS = 4
 QA_PER_SOURCE = 1  # questions per source the reader LLM answers
+READER_WINDOW = 768  # the embedded reader's context window in the test projects (tokens)
 
 
 def _base(name: str) -> dict:
@@ -27,9 +28,19 @@ def _base(name: str) -> dict:
 def _small_llm() -> dict:
     """The embedded model with a small window (prompts are cut to fit it), assembled once."""
     llm = _base("llm")
-    llm["local"].update(cache_dir=str(MODEL_CACHE), n_ctx=768)
+    llm["local"].update(cache_dir=str(MODEL_CACHE), n_ctx=READER_WINDOW)
     llm["sampling"]["max_tokens"] = 16
     return llm
+
+
+def _fewer_llm_calls() -> dict:
+    """Base's every retrieval method, in order (a methods block is a whole selection), with
+    fewer embedded-LLM calls for the two LLM-driven retrievers: 3 chat-agent seeds instead of
+    10, IRCoT's first 2 reasoning steps (the reader's calls still dominate the run)."""
+    methods = _base("retrieve")["methods"]
+    methods["kgp_chat"]["seeds"] = 3
+    methods["ircot"]["max_steps"] = 2
+    return methods
 
 
 # conf/local of the session's project run: base's every KG variant and method, on a handful of
@@ -50,6 +61,7 @@ LOCAL_PARAMETERS = {
         "qa_questions_per_source": QA_PER_SOURCE,
     },
     "llm": _small_llm(),
+    "retrieve": {"methods": _fewer_llm_calls()},
     # EWEK-QA's cross-encoder: trained on the bundled train files, a few pairs and a few held-out
     # questions (the real size is the benchmark's business); the merge is soft, so these keys
     # override conf/base's
@@ -60,6 +72,9 @@ LOCAL_PARAMETERS = {
               "encoders": {name: {"max_examples": 16, "max_heldout": 2, "batch_size": 8,
                                   "max_length": 64} for name in ("dpr", "mdr")}},
 }
+
+
+
 
 FEATURE_CACHE = Path("data") / "04_feature" / "cache"   # every feature cache's default parent
 
