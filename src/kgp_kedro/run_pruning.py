@@ -20,6 +20,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from kgp_kedro.atomic import write_atomic
 from kgp_kedro.run_integrity import (COMPLETE_FILE, RUNNING_DIR, complete_runs, runs_dir,
                                      sweep_incomplete_runs)
 
@@ -65,11 +66,9 @@ def prune_runs(project_path: str | os.PathLike, keep: int,
         if left:
             survivors.append({**run, "datasets": left})
     if not dry_run and old:
-        manifest = runs_dir(project) / COMPLETE_FILE
-        partial = manifest.with_suffix(".jsonl.partial")
-        partial.write_text("".join(json.dumps(run) + "\n"
-                                   for run in [*reversed(survivors), *kept]), encoding="utf-8")
-        os.replace(partial, manifest)
+        write_atomic(runs_dir(project) / COMPLETE_FILE,
+                     "".join(json.dumps(run) + "\n"
+                             for run in [*reversed(survivors), *kept]).encode("utf-8"))
     logger.info("%s %d version folders of %d runs older than the last %d",
                 "Would delete" if dry_run else "Deleted", len(removed), len(old), keep)
     return removed

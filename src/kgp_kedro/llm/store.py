@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import fcntl
 import json
-import os
-import tempfile
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+from kgp_kedro.atomic import write_atomic
 
 SHARD_HEX = 2   # shard = the key's first two hex digits
 
@@ -85,16 +85,7 @@ class ReplyStore:
             line = json.dumps({"key": key, "reply": record}, sort_keys=True, ensure_ascii=False)
             path = self._path(shard)
             old = path.read_bytes() if path.exists() else b""
-            fd, tmp = tempfile.mkstemp(dir=self.root, prefix=f".{shard}.", suffix=".tmp")
-            try:
-                with os.fdopen(fd, "wb") as handle:
-                    handle.write(old + line.encode("utf-8") + b"\n")
-                    handle.flush()
-                    os.fsync(handle.fileno())
-                os.replace(tmp, path)
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
+            write_atomic(path, old + line.encode("utf-8") + b"\n")
             on_disk[key] = record
 
     @contextmanager

@@ -19,15 +19,14 @@ import argparse
 import datetime as dt
 import json
 import logging
-import os
 import sys
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from kgp_kedro.atomic import write_atomic
 from kgp_kedro.evaluation.bootstrap import (DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES,
                                             percentile_interval, resample_indices,
                                             resampled_means)
@@ -42,18 +41,6 @@ KEY = ["source", "question_id", "method"]
 ANSWER_BLOCKS = ("ingest", "passages", "embed", "kg", "retrieve", "read", "llm", "holmes",
                  "ewek", "score")
 BASELINES = ("dpr", "golden")   # paired F1 differences against these rows
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def read_answers(directory: Path) -> pd.DataFrame:
@@ -88,7 +75,8 @@ def record_answers(scores: pd.DataFrame, directory: Path, parameters: Mapping[st
     kept = old[~old.set_index(KEY).index.isin(new.set_index(KEY).index)]
     table = (pd.concat([kept, new], ignore_index=True) if len(kept) else new.copy())
     table = table.sort_values(KEY, kind="stable").reset_index(drop=True)
-    _write_atomic(directory / "answers.csv", table.to_csv(index=False, lineterminator="\n"))
+    write_atomic(directory / "answers.csv",
+                 table.to_csv(index=False, lineterminator="\n").encode("utf-8"))
     run_path = directory / "run.json"
     runs = json.loads(run_path.read_text()) if run_path.exists() else {"runs": [],
                                                                        "parameters": {}}
@@ -97,8 +85,8 @@ def record_answers(scores: pd.DataFrame, directory: Path, parameters: Mapping[st
     runs["runs"].append({"date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
                          "git_commit": commit, "reader": reader, "parameters_sha256": sha,
                          "rows": len(new), "methods": sorted(set(new["method"]))})
-    _write_atomic(run_path, json.dumps(runs, indent=1, sort_keys=True, ensure_ascii=False,
-                                       default=str) + "\n")
+    write_atomic(run_path, (json.dumps(runs, indent=1, sort_keys=True, ensure_ascii=False,
+                                       default=str) + "\n").encode("utf-8"))
     return table
 
 
@@ -193,7 +181,7 @@ def regenerate(root: Path, check: bool = False) -> list[Path]:
         if not target.exists() or target.read_text(encoding="utf-8") != text:
             changed.append(target)
             if not check:
-                _write_atomic(target, text)
+                write_atomic(target, text.encode("utf-8"))
     return changed
 
 
