@@ -48,3 +48,22 @@ def test_a_cut_path_records_only_its_passages_not_already_seen(hotpot_passages):
         answer = read_answers(qa, retrieved, passages, client, "kgp", "paths", 16, None).iloc[0]
     assert answer["n_contexts"] == 1 and answer["n_cut"] == 1
     assert list(answer["context_ids"]) == [seed, a] and list(answer["cut_ids"]) == [b]
+
+
+def test_a_passage_budget_keeps_whole_contexts_while_their_distinct_passages_fit(hotpot_passages):
+    questions, passages = hotpot_passages
+    qa, retrieved, (seed, a, b) = _paths(questions, passages)
+    with FakeOpenAIServer(reply=lambda prompt: "x") as server:
+        client = LLMClient(OpenAIBackend("m", base_url=server.base_url, api_key="k"), None,
+                           max_tokens=8)
+        # paths seed>a, seed>b: the first holds 2 passages, both 3
+        two = read_answers(qa, retrieved, passages, client, "kgp", "paths", 16, None,
+                           max_passages=2).iloc[0]
+        three = read_answers(qa, retrieved, passages, client, "kgp", "paths", 16, None,
+                             max_passages=3).iloc[0]
+        one = read_answers(qa, retrieved, passages, client, "kgp", "numbered", 16, None,
+                           max_passages=1).iloc[0]
+    assert two["n_contexts"] == 1 and list(two["context_ids"]) == [seed, a]
+    assert two["n_cut"] == 0  # beyond the budget is not the window's cut
+    assert three["n_contexts"] == 2 and list(three["context_ids"]) == [seed, a, b]
+    assert one["n_contexts"] == 1 and list(one["context_ids"]) == [seed]

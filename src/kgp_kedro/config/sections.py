@@ -129,6 +129,9 @@ class ReadParams(Params):
     prompt_styles: dict[str, Literal["numbered", "paths"]] = Field(
         default_factory=lambda: {"default": "numbered"})
     margin_tokens: NonNegInt = 32   # kept free in the window for chat-template tokens
+    # the distinct passages a prompt may hold, whole contexts in rank order (a path counts its
+    # passages); null: every context the method retrieved (the paper reads its 30)
+    max_passages: PosInt | None = None
     system_prompt: str | None = ("Reply with the answer only: a short phrase (a name, date, "
                                  "number, yes or no), not a sentence.")
 

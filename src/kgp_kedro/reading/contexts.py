@@ -27,6 +27,19 @@ def fit_contexts(question: str, contexts: Sequence[str], count_tokens: Callable[
     return low
 
 
+def within_passages(contexts: Sequence[Sequence[str]], max_passages: int | None) -> int:
+    """How many of the ranked contexts (each its passage ids) come first while their distinct
+    passages number at most ``max_passages`` (all when null)."""
+    if max_passages is None:
+        return len(contexts)
+    seen: set[str] = set()
+    for n, ids in enumerate(contexts):
+        seen.update(ids)
+        if len(seen) > max_passages:
+            return n
+    return len(contexts)
+
+
 _PREFIX = re.compile(r"^\s*(?:final\s+)?answer\s*[:：-]\s*", re.IGNORECASE)
 
 

@@ -7,7 +7,7 @@ import pandas as pd
 
 from kgp_kedro.llm import LLMClient
 from kgp_kedro.prompts.kgp import qa_prompt
-from kgp_kedro.reading.contexts import fit_contexts, parse_answer
+from kgp_kedro.reading.contexts import fit_contexts, parse_answer, within_passages
 
 logger = logging.getLogger(__name__)
 
@@ -60,10 +60,10 @@ def prompt_budget(client: LLMClient, margin_tokens: int, system_prompt: str | No
 
 def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.DataFrame,
                  client: LLMClient, method: str, style: str, margin_tokens: int,
-                 system_prompt: str | None) -> pd.DataFrame:
-    """One answer per question of ``questions``: the prompt holds as many of the method's
-    ranked contexts as fit the model's window (lowest-ranked cut first, recorded in
-    ``cut_ids``); a failed call gives an empty answer with ``error`` set (even when every
+                 system_prompt: str | None, max_passages: int | None = None) -> pd.DataFrame:
+    """One answer per question of ``questions``: the prompt holds the method's ranked contexts
+    up to ``max_passages`` distinct passages (all when null), as many of them as fit the
+    model's window (lowest-ranked cut first, recorded in ``cut_ids``); a failed call gives an empty answer with ``error`` set (even when every
     call fails: nothing is raised, one summary line is logged). ``system_prompt``, when given,
     goes first (the paper sends the user prompt alone)."""
     texts = dict(zip(passages["passage_id"], passages["text"]))
@@ -73,6 +73,7 @@ def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.
     for q in questions.itertuples(index=False):
         rows = by_question.get(q.question_id)
         contexts = _contexts(rows, texts, style) if rows is not None else []
+        contexts = contexts[:within_passages([ids for ids, _ in contexts], max_passages)]
         kept = fit_contexts(q.question, [c for _, c in contexts], client.count_tokens, budget,
                             style)
         prompts.append([*system, {"role": "user",

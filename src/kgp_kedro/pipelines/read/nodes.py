@@ -26,4 +26,5 @@ def answer_questions(qa_questions: pd.DataFrame, retrieved: pd.DataFrame, passag
         return pd.DataFrame(columns=READ_COLUMNS)
     params = validate(ReadParams, read, "read")
     return read_answers(qa_questions, retrieved, passages, make_llm(llm), name,
-                        params.style(name), params.margin_tokens, params.system_prompt)
+                        params.style(name), params.margin_tokens, params.system_prompt,
+                        params.max_passages)
