@@ -19,6 +19,9 @@ from tests.conftest import MODEL_CACHE, ROOT
 N_QUESTIONS = 4
 QA_PER_SOURCE = 1  # questions per source the reader LLM answers
 READER_WINDOW = 768  # the embedded reader's context window in the test projects (tokens)
+# the longest generation of the test projects' LLM methods (the HOLMES reader's A.4.5 reply, the
+# EWEK-QA composer, ToG's replies, the chat agent): generated tokens cost the most per token
+GENERATION_TOKENS = 48
 
 
 def _base(name: str) -> dict:
@@ -36,9 +39,11 @@ def _small_llm() -> dict:
 def _fewer_llm_calls() -> dict:
     """Base's every retrieval method, in order (a methods block is a whole selection), with
     fewer embedded-LLM calls for the two LLM-driven retrievers: 3 chat-agent seeds instead of
-    10, IRCoT's first 2 reasoning steps (the reader's calls still dominate the run)."""
+    10 (each a short generation), IRCoT's first 2 reasoning steps (the reader's calls still
+    dominate the run)."""
     methods = _base("retrieve")["methods"]
     methods["kgp_chat"]["seeds"] = 3
+    methods["kgp_chat"]["agent"]["max_tokens"] = GENERATION_TOKENS
     methods["ircot"]["max_steps"] = 2
     return methods
 
@@ -65,7 +70,10 @@ LOCAL_PARAMETERS = {
     # EWEK-QA's cross-encoder: trained on the bundled train files, a few pairs and a few held-out
     # questions (the real size is the benchmark's business); the merge is soft, so these keys
     # override conf/base's
-    "ewek": {"training": {"max_pairs": 48, "heldout_pairs": 24}},
+    "ewek": {"training": {"max_pairs": 48, "heldout_pairs": 24},
+             "composer": {"max_tokens": GENERATION_TOKENS},
+             "tog": {"prune_max_tokens": GENERATION_TOKENS}},
+    "holmes": {"reader_max_tokens": GENERATION_TOKENS},
     # the trained DPR / MDR / KGP-MDR encoders: a few train questions and steps (the real size
     # is bench_training.py's business)
     "train": {"sources": [{**source, "limit": 12} for source in _base("train")["sources"]],
