@@ -138,6 +138,27 @@ def summary_rows(data: dict, tables: list[pd.DataFrame], walls: dict[str, float]
     return rows
 
 
+def record(table: pd.DataFrame, name: str, setting: str) -> None:
+    """The rows into the committed ``results/retrieval/<name>.csv``, with where they were
+    measured."""
+    import datetime as dt
+    import subprocess
+
+    from kgp_kedro.reporting.retrieval_results import RETRIEVAL_COLUMNS, record_measurement
+
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True, cwd=ROOT).stdout.strip() or None
+    one, five, _ = os.getloadavg()
+    rows = table.rename(columns={"n": "questions", "R@2": "recall_at_2", "R@5": "recall_at_5",
+                                 "SP-EM@30": "sp_em_at_30", "ms": "ms_per_question",
+                                 "calls": "calls_per_question"}).assign(
+        setting=setting, cpu=cpu_model(), load=f"{one:.1f}/{five:.1f} on {os.cpu_count()} CPUs",
+        date=dt.date.today().isoformat(), git_commit=commit)
+    path = ROOT / "results" / "retrieval" / f"{name}.csv"
+    record_measurement(rows[RETRIEVAL_COLUMNS], path)
+    print(f"recorded in {path.relative_to(ROOT)}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--env", choices=["base", "paper"], default="base")
@@ -148,6 +169,9 @@ def main() -> None:
     parser.add_argument("--split", choices=["dev", "train"], default="dev",
                         help="train: the bundled train files (for choosing settings)")
     parser.add_argument("--threads", type=int, default=None, help="torch intra-op threads")
+    parser.add_argument("--record", metavar="NAME",
+                        help="add the rows to the committed results/retrieval/NAME.csv "
+                             "(then: python -m kgp_kedro.reporting.results)")
     args = parser.parse_args()
     os.chdir(ROOT)
     if args.env == "paper":
@@ -196,6 +220,9 @@ def main() -> None:
     if not results:
         return
     table = pd.DataFrame(results)
+    if args.record:
+        record(table, args.record, f"{setting}; split {args.split}; first {args.limit} "
+                                   f"questions a source; budget {raw['retrieve']['budget']}")
     print(f"\n{setting}, {args.split}, first {args.limit} questions a source "
           f"({cpu_model()}; {load_line()})\n")
     sources = list(dict.fromkeys(table["source"]))

@@ -11,7 +11,8 @@ the sha256 of the parameters that shape answers (with those parameters, once per
 
 ``tables.md`` is generated from ``answers.csv`` alone (:func:`render_tables`), never edited by
 hand: ``python -m kgp_kedro.reporting.results`` regenerates it for every benchmark under
-``results/``, and ``--check`` fails when a committed one differs.
+``results/``, and the retrieval measurements' ``results/retrieval/tables.md``
+(:mod:`kgp_kedro.reporting.retrieval_results`); ``--check`` fails when a committed one differs.
 """
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ from kgp_kedro.evaluation.bootstrap import (DEFAULT_CONFIDENCE, DEFAULT_RESAMPLE
                                             resampled_means)
 from kgp_kedro.evaluation.qa_scores import SCORE_COLUMNS, summarise_scores
 from kgp_kedro.reporting.qa_tables import comparison_table, score_intervals
+from kgp_kedro.reporting.retrieval_results import read_measurement, render_retrieval_tables
 from kgp_kedro.run_integrity import parameters_digest
 
 logger = logging.getLogger(__name__)
@@ -173,11 +175,16 @@ def render_tables(answers: pd.DataFrame, title: str) -> str:
 def regenerate(root: Path, check: bool = False) -> list[Path]:
     """Write (or with ``check``, compare) ``tables.md`` of every benchmark under ``root``;
     returns the tables that differ from what is on disk (written unless ``check``)."""
+    generated = {answers_csv.parent / "tables.md":
+                 render_tables(read_answers(answers_csv.parent),
+                               f"Results: {answers_csv.parent.name}")
+                 for answers_csv in sorted(Path(root).glob("*/answers.csv"))}
+    measurements = sorted((Path(root) / "retrieval").glob("*.csv"))
+    if measurements:
+        generated[Path(root) / "retrieval" / "tables.md"] = render_retrieval_tables(
+            [(path.stem, read_measurement(path)) for path in measurements])
     changed = []
-    for answers_csv in sorted(Path(root).glob("*/answers.csv")):
-        directory = answers_csv.parent
-        text = render_tables(read_answers(directory), f"Results: {directory.name}")
-        target = directory / "tables.md"
+    for target, text in generated.items():
         if not target.exists() or target.read_text(encoding="utf-8") != text:
             changed.append(target)
             if not check:

@@ -1,0 +1,34 @@
+"""The committed retrieval measurements: a re-measured source replaces its rows and keeps the
+others, and the generated table shows each source's numbers and where they were measured."""
+from __future__ import annotations
+
+import pandas as pd
+
+from kgp_kedro.reporting.results import regenerate
+from kgp_kedro.reporting.retrieval_results import (RETRIEVAL_COLUMNS, read_measurement,
+                                                   record_measurement)
+
+
+def _rows(source: str, recalls: dict[str, float], load: str) -> pd.DataFrame:
+    return pd.DataFrame([{"source": source, "method": m, "questions": 3, "recall_at_2": r / 2,
+                          "recall_at_5": r, "sp_em_at_30": r / 4, "ms_per_question": 2.0,
+                          "calls_per_question": 0.0, "wall_s": 1.0, "setting": "env paper",
+                          "cpu": "a CPU", "load": load, "date": "2026-11-25",
+                          "git_commit": "abc1234"} for m, r in recalls.items()],
+                        columns=RETRIEVAL_COLUMNS)
+
+
+def test_a_remeasured_source_replaces_its_rows_and_the_table_shows_them(tmp_path):
+    path = tmp_path / "retrieval" / "paper.csv"
+    record_measurement(_rows("musique", {"bm25": 0.4, "kgp": 0.6}, "1.0/1.0"), path)
+    record_measurement(_rows("hotpotqa", {"bm25": 0.5, "kgp": 0.7}, "2.0/2.0"), path)
+    record_measurement(_rows("musique", {"kgp": 0.8}, "3.0/3.0"), path)
+    table = read_measurement(path)
+    assert table[["source", "method"]].values.tolist() == [
+        ["musique", "bm25"], ["hotpotqa", "bm25"], ["hotpotqa", "kgp"], ["musique", "kgp"]]
+    assert table.set_index(["source", "method"]).loc[("musique", "kgp"), "recall_at_5"] == 0.8
+    assert regenerate(tmp_path) == [tmp_path / "retrieval" / "tables.md"]
+    text = (tmp_path / "retrieval" / "tables.md").read_text()
+    assert "| bm25 | 0.200 / 0.400 / 0.100 (3) | 0.250 / 0.500 / 0.125 (3) |" in text
+    assert "| kgp | 0.400 / 0.800 / 0.200 (3) | 0.350 / 0.700 / 0.175 (3) |" in text
+    assert regenerate(tmp_path, check=True) == []
