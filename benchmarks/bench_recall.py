@@ -30,24 +30,15 @@ from __future__ import annotations
 import argparse
 import copy
 import os
-import platform
 import time
 from pathlib import Path
 
 import pandas as pd
 
+from kgp_kedro.reporting.measurements import cpu_model
+
 ROOT = Path(__file__).resolve().parents[1]
 KS = [2, 5, 30]
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
 
 
 def load_line() -> str:
@@ -141,21 +132,15 @@ def summary_rows(data: dict, tables: list[pd.DataFrame], walls: dict[str, float]
 def record(table: pd.DataFrame, name: str, setting: str) -> None:
     """The rows into the committed ``results/retrieval/<name>.csv``, with where they were
     measured."""
-    import datetime as dt
-    import subprocess
+    from kgp_kedro.reporting.measurements import provenance, record_measurement
+    from kgp_kedro.reporting.retrieval_results import RETRIEVAL_COLUMNS, RETRIEVAL_KEY
 
-    from kgp_kedro.reporting.retrieval_results import RETRIEVAL_COLUMNS, record_measurement
-
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True, cwd=ROOT).stdout.strip() or None
-    one, five, _ = os.getloadavg()
     rows = table.rename(columns={"n": "questions", "R@2": "recall_at_2", "R@5": "recall_at_5",
                                  "SP-EM@30": "sp_em_at_30", "ms": "ms_per_question",
                                  "calls": "calls_per_question"}).assign(
-        setting=setting, cpu=cpu_model(), load=f"{one:.1f}/{five:.1f} on {os.cpu_count()} CPUs",
-        date=dt.date.today().isoformat(), git_commit=commit)
+        **provenance(setting, ROOT))
     path = ROOT / "results" / "retrieval" / f"{name}.csv"
-    record_measurement(rows[RETRIEVAL_COLUMNS], path)
+    record_measurement(rows, path, RETRIEVAL_COLUMNS, RETRIEVAL_KEY)
     print(f"recorded in {path.relative_to(ROOT)}", flush=True)
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pandas as pd
 
+from kgp_kedro.reporting.measurements import read_measurement, record_measurement
 from kgp_kedro.reporting.results import regenerate
-from kgp_kedro.reporting.retrieval_results import (RETRIEVAL_COLUMNS, read_measurement,
-                                                   record_measurement)
+from kgp_kedro.reporting.retrieval_results import RETRIEVAL_COLUMNS, RETRIEVAL_KEY
 
 
 def _rows(source: str, recalls: dict[str, float], load: str) -> pd.DataFrame:
@@ -20,10 +20,11 @@ def _rows(source: str, recalls: dict[str, float], load: str) -> pd.DataFrame:
 
 def test_a_remeasured_source_replaces_its_rows_and_the_table_shows_them(tmp_path):
     path = tmp_path / "retrieval" / "paper.csv"
-    record_measurement(_rows("musique", {"bm25": 0.4, "kgp": 0.6}, "1.0/1.0"), path)
-    record_measurement(_rows("hotpotqa", {"bm25": 0.5, "kgp": 0.7}, "2.0/2.0"), path)
-    record_measurement(_rows("musique", {"kgp": 0.8}, "3.0/3.0"), path)
-    table = read_measurement(path)
+    for rows in (_rows("musique", {"bm25": 0.4, "kgp": 0.6}, "1.0/1.0"),
+                 _rows("hotpotqa", {"bm25": 0.5, "kgp": 0.7}, "2.0/2.0"),
+                 _rows("musique", {"kgp": 0.8}, "3.0/3.0")):
+        record_measurement(rows, path, RETRIEVAL_COLUMNS, RETRIEVAL_KEY)
+    table = read_measurement(path, RETRIEVAL_COLUMNS)
     assert table[["source", "method"]].values.tolist() == [
         ["musique", "bm25"], ["hotpotqa", "bm25"], ["hotpotqa", "kgp"], ["musique", "kgp"]]
     assert table.set_index(["source", "method"]).loc[("musique", "kgp"), "recall_at_5"] == 0.8
@@ -31,4 +32,6 @@ def test_a_remeasured_source_replaces_its_rows_and_the_table_shows_them(tmp_path
     text = (tmp_path / "retrieval" / "tables.md").read_text()
     assert "| bm25 | 0.200 / 0.400 / 0.100 (3) | 0.250 / 0.500 / 0.125 (3) |" in text
     assert "| kgp | 0.400 / 0.800 / 0.200 (3) | 0.350 / 0.700 / 0.175 (3) |" in text
+    assert ("musique: a CPU, load 1.0/1.0, 2026-11-25, commit abc1234 and a CPU, load 3.0/3.0"
+            in text)   # every place a source's rows were measured
     assert regenerate(tmp_path, check=True) == []

@@ -33,7 +33,8 @@ from kgp_kedro.evaluation.bootstrap import (DEFAULT_CONFIDENCE, DEFAULT_RESAMPLE
                                             resampled_means)
 from kgp_kedro.evaluation.qa_scores import SCORE_COLUMNS, summarise_scores
 from kgp_kedro.reporting.qa_tables import comparison_table, score_intervals
-from kgp_kedro.reporting.retrieval_results import read_measurement, render_retrieval_tables
+from kgp_kedro.reporting.measurements import read_measurement
+from kgp_kedro.reporting.retrieval_results import RETRIEVAL_COLUMNS, render_retrieval_tables
 from kgp_kedro.run_integrity import parameters_digest
 
 logger = logging.getLogger(__name__)
@@ -182,7 +183,7 @@ def regenerate(root: Path, check: bool = False) -> list[Path]:
     measurements = sorted((Path(root) / "retrieval").glob("*.csv"))
     if measurements:
         generated[Path(root) / "retrieval" / "tables.md"] = render_retrieval_tables(
-            [(path.stem, read_measurement(path)) for path in measurements])
+            [(path.stem, read_measurement(path, RETRIEVAL_COLUMNS)) for path in measurements])
     changed = []
     for target, text in generated.items():
         if not target.exists() or target.read_text(encoding="utf-8") != text:

@@ -3,49 +3,23 @@ generated from them (``results/retrieval/tables.md``).
 
 A measurement is one row per source and method written by ``benchmarks/bench_recall.py
 --record <name>``: document recall@2 / @5, passage SP-EM@30, ms and model calls per question,
-the method's wall time, and where it was measured (CPU, load average, date, git commit, the
-command's setting). A later run replaces the rows of the sources and methods it measured
-again and keeps the others, so one file grows source by source. ``tables.md`` is generated from
-the files alone (:func:`render_retrieval_tables`), never edited by hand.
+the method's wall time, and where it was measured (:mod:`kgp_kedro.reporting.measurements`).
+A later run replaces the rows of the sources and methods it measured again and keeps the
+others, so one file grows source by source. ``tables.md`` is generated from the files alone
+(:func:`render_retrieval_tables`), never edited by hand.
 """
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
 import pandas as pd
 
-from kgp_kedro.atomic import write_atomic
+from kgp_kedro.reporting.measurements import PROVENANCE_COLUMNS, measured_where
 
 RETRIEVAL_COLUMNS = ["source", "method", "questions", "recall_at_2", "recall_at_5",
                      "sp_em_at_30", "ms_per_question", "calls_per_question", "wall_s",
-                     "setting", "cpu", "load", "date", "git_commit"]
-KEY = ["source", "method"]
-
-
-def read_measurement(path: Path) -> pd.DataFrame:
-    """One committed measurement (empty with its columns when the file does not exist)."""
-    if not Path(path).exists():
-        return pd.DataFrame(columns=RETRIEVAL_COLUMNS)
-    table = pd.read_csv(path, keep_default_na=False, na_values=[""])
-    missing = [c for c in RETRIEVAL_COLUMNS if c not in table.columns]
-    if missing:
-        raise ValueError(f"{path}: not a retrieval measurement, columns missing: "
-                         f"{', '.join(missing)}")
-    return table[RETRIEVAL_COLUMNS]
-
-
-def record_measurement(rows: pd.DataFrame, path: Path) -> pd.DataFrame:
-    """Add ``rows`` (:data:`RETRIEVAL_COLUMNS`) to the measurement at ``path``, replacing the
-    rows of the same source and method; the file is written whole and renamed (an
-    interrupted write leaves the previous one). Returns the whole table, sources and methods
-    in the order first recorded."""
-    old = read_measurement(path)
-    new = rows[RETRIEVAL_COLUMNS]
-    kept = old[~old.set_index(KEY).index.isin(new.set_index(KEY).index)]
-    table = pd.concat([kept, new], ignore_index=True) if len(kept) else new.reset_index(drop=True)
-    write_atomic(Path(path), table.to_csv(index=False, lineterminator="\n").encode("utf-8"))
-    return table
+                     *PROVENANCE_COLUMNS]
+RETRIEVAL_KEY = ["source", "method"]
 
 
 def _measurement_table(name: str, table: pd.DataFrame) -> list[str]:
@@ -63,11 +37,7 @@ def _measurement_table(name: str, table: pd.DataFrame) -> list[str]:
         lines.append(f"| {method} | " + " | ".join(cells)
                      + f" | {group['ms_per_question'].mean():.1f} | "
                        f"{group['calls_per_question'].mean():.2f} |")
-    lines += ["", "Measured (per source): "
-              + "; ".join(f"{s}: {g['cpu'].iloc[0]}, load {g['load'].iloc[0]}, "
-                          f"{g['date'].iloc[0]}, commit {g['git_commit'].iloc[0]}"
-                          for s, g in table.groupby("source", sort=False)) + ".", ""]
-    return lines
+    return [*lines, "", measured_where(table), ""]
 
 
 def render_retrieval_tables(measurements: Sequence[tuple[str, pd.DataFrame]]) -> str:
