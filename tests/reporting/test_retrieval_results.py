@@ -12,7 +12,7 @@ from kgp_kedro.reporting.retrieval_results import RETRIEVAL_COLUMNS, RETRIEVAL_K
 def _rows(source: str, recalls: dict[str, float], load: str) -> pd.DataFrame:
     return pd.DataFrame([{"source": source, "method": m, "questions": 3, "recall_at_2": r / 2,
                           "recall_at_5": r, "sp_em_at_30": r / 4, "ms_per_question": 2.0,
-                          "calls_per_question": 0.0, "wall_s": 1.0, "setting": "env paper",
+                          "calls_per_question": 0.0, "wall_s": 1.0, "run": "env paper",
                           "cpu": "a CPU", "load": load, "date": "2026-11-25",
                           "git_commit": "abc1234"} for m, r in recalls.items()],
                         columns=RETRIEVAL_COLUMNS)
@@ -35,3 +35,18 @@ def test_a_remeasured_source_replaces_its_rows_and_the_table_shows_them(tmp_path
     assert ("musique: a CPU, load 1.0/1.0, 2026-11-25, commit abc1234 and a CPU, load 3.0/3.0"
             in text)   # every place a source's rows were measured
     assert regenerate(tmp_path, check=True) == []
+
+
+def test_a_kg_quality_measurement_renders_figure_5s_rows(tmp_path):
+    from kgp_kedro.reporting.kg_quality_results import KG_QUALITY_COLUMNS, KG_QUALITY_KEY
+
+    rows = pd.DataFrame([{"source": "hotpotqa", "variant": "tfidf", "setting": "n_kw=1",
+                          "avg_neighbors": 5.62, "sf_em": 0.74, "precision": 0.093,
+                          "recall": 0.879, "avg_passages": 125.8, "n_questions": 60,
+                          "run": "make run", "cpu": "a CPU", "load": "1.0/1.0",
+                          "date": "2026-11-25", "git_commit": "abc1234"}])
+    record_measurement(rows, tmp_path / "kg_quality" / "default.csv", KG_QUALITY_COLUMNS,
+                       KG_QUALITY_KEY)
+    regenerate(tmp_path)
+    text = (tmp_path / "kg_quality" / "tables.md").read_text()
+    assert "| hotpotqa | tfidf | n_kw=1 | 60 | 126 | 5.6 | 0.740 | 0.093 | 0.879 |" in text

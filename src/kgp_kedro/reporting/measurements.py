@@ -1,6 +1,6 @@
 """Committed measurements (``results/<kind>/<name>.csv``): tables a benchmark script or a run
-computed, each row with where it was measured (:data:`PROVENANCE_COLUMNS`: the setting, CPU,
-load average, date, git commit). A later recording replaces the rows with the same key and
+computed, each row with where it was measured (:data:`PROVENANCE_COLUMNS`: the run's setting in
+words, CPU, load average, date, git commit). A later recording replaces the rows with the same key and
 keeps the others, so one file can grow piece by piece (e.g. source by source); the file is
 written whole and renamed (an interrupted write leaves the previous one)."""
 from __future__ import annotations
@@ -16,7 +16,7 @@ import pandas as pd
 
 from kgp_kedro.atomic import write_atomic
 
-PROVENANCE_COLUMNS = ["setting", "cpu", "load", "date", "git_commit"]
+PROVENANCE_COLUMNS = ["run", "cpu", "load", "date", "git_commit"]
 
 
 def cpu_model() -> str:
@@ -30,8 +30,8 @@ def cpu_model() -> str:
     return platform.processor() or "unknown CPU"
 
 
-def provenance(setting: str, root: Path) -> dict[str, str | None]:
-    """Where a measurement is being taken: ``setting``, the CPU, the 1- and 5-minute load
+def provenance(run: str, root: Path) -> dict[str, str | None]:
+    """Where a measurement is being taken: ``run`` (its setting in words), the CPU, the 1- and 5-minute load
     averages, today's date and the git commit of ``root`` (None outside a checkout)."""
     one, five, _ = os.getloadavg()
     try:
@@ -39,7 +39,7 @@ def provenance(setting: str, root: Path) -> dict[str, str | None]:
                                 text=True, cwd=root, check=False).stdout.strip() or None
     except OSError:
         commit = None
-    return {"setting": setting, "cpu": cpu_model(),
+    return {"run": run, "cpu": cpu_model(),
             "load": f"{one:.1f}/{five:.1f} on {os.cpu_count()} CPUs",
             "date": dt.date.today().isoformat(), "git_commit": commit}
 

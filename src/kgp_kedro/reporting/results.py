@@ -11,8 +11,8 @@ the sha256 of the parameters that shape answers (with those parameters, once per
 
 ``tables.md`` is generated from ``answers.csv`` alone (:func:`render_tables`), never edited by
 hand: ``python -m kgp_kedro.reporting.results`` regenerates it for every benchmark under
-``results/``, and the retrieval measurements' ``results/retrieval/tables.md``
-(:mod:`kgp_kedro.reporting.retrieval_results`); ``--check`` fails when a committed one differs.
+``results/``, and the committed measurements' ``results/<kind>/tables.md``
+(:data:`MEASUREMENTS`: retrieval, KG quality); ``--check`` fails when a committed one differs.
 """
 from __future__ import annotations
 
@@ -33,6 +33,7 @@ from kgp_kedro.evaluation.bootstrap import (DEFAULT_CONFIDENCE, DEFAULT_RESAMPLE
                                             resampled_means)
 from kgp_kedro.evaluation.qa_scores import SCORE_COLUMNS, summarise_scores
 from kgp_kedro.reporting.qa_tables import comparison_table, score_intervals
+from kgp_kedro.reporting.kg_quality_results import KG_QUALITY_COLUMNS, render_kg_quality_tables
 from kgp_kedro.reporting.measurements import read_measurement
 from kgp_kedro.reporting.retrieval_results import RETRIEVAL_COLUMNS, render_retrieval_tables
 from kgp_kedro.run_integrity import parameters_digest
@@ -44,6 +45,9 @@ KEY = ["source", "question_id", "method"]
 ANSWER_BLOCKS = ("ingest", "passages", "embed", "kg", "retrieve", "read", "llm", "holmes",
                  "ewek", "score")
 BASELINES = ("dpr", "golden")   # paired F1 differences against these rows
+# results/<kind>/*.csv: the committed measurements and the renderer of their tables.md
+MEASUREMENTS = {"retrieval": (RETRIEVAL_COLUMNS, render_retrieval_tables),
+                "kg_quality": (KG_QUALITY_COLUMNS, render_kg_quality_tables)}
 
 
 def read_answers(directory: Path) -> pd.DataFrame:
@@ -180,10 +184,11 @@ def regenerate(root: Path, check: bool = False) -> list[Path]:
                  render_tables(read_answers(answers_csv.parent),
                                f"Results: {answers_csv.parent.name}")
                  for answers_csv in sorted(Path(root).glob("*/answers.csv"))}
-    measurements = sorted((Path(root) / "retrieval").glob("*.csv"))
-    if measurements:
-        generated[Path(root) / "retrieval" / "tables.md"] = render_retrieval_tables(
-            [(path.stem, read_measurement(path, RETRIEVAL_COLUMNS)) for path in measurements])
+    for kind, (columns, render) in MEASUREMENTS.items():
+        found = sorted((Path(root) / kind).glob("*.csv"))
+        if found:
+            generated[Path(root) / kind / "tables.md"] = render(
+                [(path.stem, read_measurement(path, columns)) for path in found])
     changed = []
     for target, text in generated.items():
         if not target.exists() or target.read_text(encoding="utf-8") != text:

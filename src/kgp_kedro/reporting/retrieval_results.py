@@ -24,7 +24,7 @@ RETRIEVAL_KEY = ["source", "method"]
 
 def _measurement_table(name: str, table: pd.DataFrame) -> list[str]:
     sources = list(dict.fromkeys(table["source"]))
-    lines = [f"## {name}", "", f"Setting: {'; '.join(dict.fromkeys(table['setting']))}.", "",
+    lines = [f"## {name}", "", f"Setting: {'; '.join(dict.fromkeys(table['run']))}.", "",
              "| method | " + " | ".join(f"{s}: doc R@2 / R@5 / SP-EM@30 (questions)"
                                        for s in sources)
              + " | ms / question | model calls / question |",
