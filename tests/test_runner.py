@@ -26,13 +26,12 @@ def _parameters(folder) -> dict:
     raw: dict = {}
     for path in sorted((ROOT / "conf" / "base").glob("parameters_*.yml")):
         raw.update(yaml.safe_load(path.read_text()))
-    raw["ingest"].update(negatives_per_question=2, collection_size=None, sources=[
+    raw["ingest"].update(negatives_per_question=1, collection_size=None, sources=[
         {"dataset": "hotpotqa", "path": str(HOTPOT), "limit": 2},
         {"dataset": "musique", "path": str(MUSIQUE), "limit": 2},
         {"dataset": "2wikimultihopqa", "path": str(TWOWIKI), "limit": 2},
         {"dataset": "documents", "path": str(folder), "limit": None}])
-    raw["embed"]["encoders"]["minilm"].update(cache_dir=None, chunk_size=CHUNK, device="cpu",
-                                              dtype="float32")
+    raw["embed"]["encoders"]["minilm"].update(cache_dir=None, chunk_size=CHUNK, device="cpu")
     variants = raw["kg"]["variants"]
     variants["tfidf"]["sweep"] = {"n_kw": [2, 5]}
     variants["knn_st"]["sweep"] = {"k": [2, 5]}
@@ -67,7 +66,7 @@ def test_the_kg_chain_on_the_cluster_equals_the_sequential_run(folder, dask_clie
             pd.testing.assert_frame_equal(spread[name], table, obj=name)
         else:
             assert spread[name] == table, name
-    assert len(alone["passage_embeddings_minilm"]) > 4 * CHUNK   # several encoding tasks
+    assert len(alone["passage_embeddings_minilm"]) > 3 * CHUNK   # several encoding tasks
     assert alone["documents"]["source"].nunique() == 4
     assert (alone["skipped_files"]["path"] == "bad.pdf").any()
 

@@ -9,6 +9,7 @@ and a last one when it ends.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import TypeVar
@@ -36,6 +37,7 @@ class Progress:
     """A tqdm bar over ``total`` items that also logs, through ``logging``, at most every
     ``interval`` seconds: ``<desc>: 120/1000 (12%), 3.4/s, about 4m 18s left``.
 
+    ``update`` may be called from several threads (an LLM backend's concurrent calls).
     ``clock`` is the time source (seconds, monotonic); tests pass a fake one."""
 
     def __init__(self, desc: str, total: int, interval: float = INTERVAL_SECONDS,
@@ -46,16 +48,19 @@ class Progress:
         self._log, self._clock = log, clock
         self._start = self._last = clock()
         self._logged = False
+        self._lock = threading.Lock()
         self._bar = tqdm(total=self.total, desc=desc, leave=False, disable=None)
 
     def update(self, n: int = 1) -> None:
-        self.done += n
-        self._bar.update(n)
-        now = self._clock()
-        if now - self._last >= self.interval:
+        with self._lock:
+            self.done += n
+            self._bar.update(n)
+            now = self._clock()
+            if now - self._last < self.interval:
+                return
             self._last = now
             self._logged = True
-            self._log.info("%s", self.status(now))
+        self._log.info("%s", self.status(now))
 
     def status(self, now: float | None = None) -> str:
         """The progress line: done / total, percent, rate, estimated time left."""
@@ -84,12 +89,12 @@ class Progress:
 
 
 def track(items: Iterable[T], desc: str, total: int | None = None,
-          interval: float = INTERVAL_SECONDS) -> Iterator[T]:
+          interval: float = INTERVAL_SECONDS, log: logging.Logger = logger) -> Iterator[T]:
     """``items``, one by one, with a :class:`Progress` (``total``: ``len(items)`` when not
-    given)."""
+    given) logging to ``log``."""
     if total is None:
         total = len(items)  # type: ignore[arg-type]
-    with Progress(desc, total, interval) as progress:
+    with Progress(desc, total, interval, log) as progress:
         for item in items:
             yield item
             progress.update()

@@ -141,13 +141,14 @@ class DaskRunner(AbstractRunner):
             logger.info("Dask: scheduler %s, %d workers", address,
                         len(client.scheduler_info().get("workers", {})))
             return client, None
+        # the dashboard on a free port (8787 may be another cluster's)
         cluster = LocalCluster(n_workers=params.n_workers,
                                threads_per_worker=params.threads_per_worker, processes=True,
-                               dashboard_address=None)
+                               dashboard_address=":0")
         client = Client(cluster)
         logger.info("Dask: no scheduler configured (dask.address, %s): a local cluster of %d "
-                    "workers x %d threads", ADDRESS_VARIABLE, len(cluster.workers),
-                    params.threads_per_worker)
+                    "workers x %d threads, dashboard %s", ADDRESS_VARIABLE,
+                    len(cluster.workers), params.threads_per_worker, client.dashboard_link)
         return client, cluster
 
     def _get_executor(self, max_workers: int) -> None:
