@@ -21,7 +21,9 @@ The names and where they are used:
 - ``kedro_datasets._typing.TablePreview``, the type of the datasets' ``preview``;
 - ``AbstractRunner._run(pipeline, catalog, hook_manager, run_id)`` and ``_get_executor``
   (implemented), ``_suggest_resume_scenario(pipeline, done_nodes, catalog)``, ``_logger`` and
-  ``_is_async`` (used), by :class:`kgp_kedro.runner.DaskRunner`, as Kedro's Dask guide does.
+  ``_is_async`` (used), and ``kedro.framework.hooks.manager._create_hook_manager`` /
+  ``_register_hooks(manager, hooks)`` (a worker's hook manager), by :class:`kgp_kedro.runner.DaskRunner`, as Kedro's Dask guide
+  does.
 """
 from __future__ import annotations
 
@@ -130,3 +132,7 @@ def test_runner_internals_the_dask_runner_uses():
         "self", "pipeline", "done_nodes", "catalog"]
     assert isinstance(vars(AbstractRunner)["_logger"], property)
     assert "self._is_async = is_async" in inspect.getsource(AbstractRunner.__init__)
+    from kedro.framework.hooks import manager
+
+    assert parameters_of(manager._create_hook_manager) == []
+    assert parameters_of(manager._register_hooks) == ["hook_manager", "hooks"]

@@ -79,11 +79,23 @@ def fail(x: int) -> int:
     raise RuntimeError(f"node failed on {x}")
 
 
-def test_memory_outputs_flow_between_workers_and_a_failure_stops_the_run(dask_client):
-    pipeline = Pipeline([node(double, "a", "b", name="first"), node(double, "b", "c", name="second")])
+def package_here(x: int) -> str | None:
+    """The Kedro project configured in the process that runs this node."""
+    from kedro.framework.project import PACKAGE_NAME
+
+    return PACKAGE_NAME
+
+
+def test_memory_outputs_flow_between_workers_and_a_failure_stops_the_run(dask_client,
+                                                                         monkeypatch):
+    # as under `kedro run`: the project configured here, so each worker configures it too
+    monkeypatch.setattr("kedro.framework.project.PACKAGE_NAME", "kgp_kedro")
+    pipeline = Pipeline([node(double, "a", "b", name="first"), node(double, "b", "c", name="second"),
+                         node(package_here, "b", "package", name="where")])
     catalog = DataCatalog(datasets={"a": MemoryDataset(21)})
     result = DaskRunner(client=dask_client).run(pipeline, catalog)
     assert result["c"].load() == 84        # "b" stayed on the workers, "c" came back
+    assert result["package"].load() == "kgp_kedro"
     broken = pipeline + Pipeline([node(fail, "c", "d", name="third")])
     with pytest.raises(RuntimeError, match="node failed on 84"):
         DaskRunner(client=dask_client).run(broken, DataCatalog(datasets={"a": MemoryDataset(21)}))

@@ -78,8 +78,11 @@ def map(fn: Callable[..., R], items: Iterable[T], *shared: Any, desc: str = "ite
             return results
         distributed = sys.modules["distributed"]
         with _cluster(client) as cluster:
+            # items and shared objects go to the workers as data, not inside the task graph
+            # (a large graph is slow to send, and Dask warns about it)
             sent = [cluster.scatter(obj, broadcast=True, hash=False) for obj in shared]
-            futures = cluster.map(fn, items, *[[s] * len(items) for s in sent], pure=False)
+            scattered = cluster.scatter(items, hash=False)
+            futures = cluster.map(fn, scattered, *[[s] * len(items) for s in sent], pure=False)
             try:
                 for _ in distributed.as_completed(futures):
                     progress.update()

@@ -56,8 +56,8 @@ class Progress:
             self.done += n
             self._bar.update(n)
             now = self._clock()
-            if now - self._last < self.interval:
-                return
+            if now - self._last < self.interval or self.done >= self.total:
+                return   # not yet; or the end, which close() says
             self._last = now
             self._logged = True
         self._log.info("%s", self.status(now))

@@ -19,8 +19,8 @@ Adapted from the runner of Kedro's "Dask" deployment guide to Kedro 1.x's runner
 - Nodes whose inputs are ready run at the same time, on different workers; inside a node,
   :func:`kgp_kedro.parallel.map` spreads its heavy per-item work over the same cluster.
 
-Pipeline hooks (run integrity, parameter validation) run in this process; node and dataset
-hooks run on the worker that runs the node (this project has none).
+Pipeline hooks (run integrity, parameter validation) run in this process; the project's node
+and dataset hooks run on the worker that runs the node (it has none), the plugins' not at all.
 """
 from __future__ import annotations
 
@@ -53,8 +53,11 @@ def _run_node(node: Node, catalog: CatalogProtocol, memory: frozenset[str], is_a
               *upstream: dict[str, Any]) -> dict[str, Any]:
     """On a worker: ``node`` with its in-memory inputs taken from the results of the nodes it
     depends on; returns its in-memory outputs. Kedro's :class:`~kedro.runner.task.Task` runs it
-    as under the parallel runner (hooks registered in this process)."""
+    with the project's hooks registered in this worker (a hook manager does not pickle). The
+    plugins' hooks are left out here: theirs (kedro-viz's dataset statistics) keep state from
+    the pipeline hooks, which run in the ``kedro run`` process."""
     from kedro.framework import project as kedro_project
+    from kedro.framework.hooks.manager import _create_hook_manager, _register_hooks
 
     package, logging_config = project
     if package and kedro_project.PACKAGE_NAME != package:   # a fresh worker process
@@ -65,7 +68,10 @@ def _run_node(node: Node, catalog: CatalogProtocol, memory: frozenset[str], is_a
         for name, data in outputs.items():
             if name in node.inputs:
                 catalog[name] = MemoryDataset(data)
-    Task(node=node, catalog=catalog, is_async=is_async, run_id=run_id, parallel=True).execute()
+    hook_manager = _create_hook_manager()
+    _register_hooks(hook_manager, kedro_project.settings.HOOKS)
+    Task(node=node, catalog=catalog, is_async=is_async, hook_manager=hook_manager,
+         run_id=run_id).execute()
     return {name: catalog.load(name) for name in node.outputs if name in memory}
 
 
@@ -160,20 +166,25 @@ class DaskRunner(AbstractRunner):
         from kedro.framework.project import LOGGING, PACKAGE_NAME
 
         client = self._client
+        # what a fresh worker process configures before its first node (LOGGING as a plain
+        # dict: the live object would end up holding itself)
+        project = (PACKAGE_NAME, dict(LOGGING) if PACKAGE_NAME else None)
         nodes = pipeline.nodes
         memory = frozenset(name for name in pipeline.datasets()
                            if name not in pipeline.inputs()
                            and isinstance(catalog.get(name), MemoryDataset))
-        # each task gets a catalog of its node's datasets only: a pipeline input held in
-        # memory travels to the nodes that read it, and a worker fills in its own copy
+        # each task gets a catalog of its node's datasets only, sent as data (not in the task
+        # graph): a pipeline input held in memory travels to the nodes that read it, and a
+        # worker fills in the task's own copy
         dependencies = pipeline.node_dependencies
         # how many nodes still read each node's results: a result no node needs is let go
         readers = Counter(chain.from_iterable(dependencies[n] for n in nodes))
         futures: dict[Node, Any] = {}
         for node in nodes:   # topological order: a node's dependencies are submitted first
+            own = client.scatter(_node_catalog(catalog, node), hash=False)
             futures[node] = client.submit(
-                _run_node, node, _node_catalog(catalog, node), memory, self._is_async, run_id,
-                (PACKAGE_NAME, LOGGING), *(futures[d] for d in dependencies[node]),
+                _run_node, node, own, memory, self._is_async, run_id, project,
+                *(futures[d] for d in dependencies[node]),
                 key=f"{node.name}-{run_id or 'run'}-{id(node)}", pure=False)
         done: set[Node] = set()
         by_key = {future.key: node for node, future in futures.items()}
