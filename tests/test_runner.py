@@ -107,3 +107,26 @@ def test_without_an_address_the_runner_starts_and_closes_a_local_cluster(monkeyp
                                     "params:dask": MemoryDataset({"n_workers": 1})})
     pipeline = Pipeline([node(double, "a", "b", name="only")])
     assert DaskRunner().run(pipeline, copy.copy(catalog))["b"].load() == 10
+
+
+def test_the_scheduler_from_the_parameters_or_the_environment(dask_client, monkeypatch):
+    address = dask_client.scheduler.address
+    pipeline = Pipeline([node(double, "a", "b", name="only")])
+    monkeypatch.setenv("DASK_SCHEDULER_ADDRESS", address)
+    assert DaskRunner().run(pipeline, DataCatalog(datasets={"a": MemoryDataset(1)}))[
+        "b"].load() == 2
+    monkeypatch.delenv("DASK_SCHEDULER_ADDRESS")
+    catalog = DataCatalog(datasets={"a": MemoryDataset(2),
+                                    "params:dask": MemoryDataset({"address": address})})
+    assert DaskRunner().run(pipeline, catalog)["b"].load() == 4
+
+
+def test_runner_arguments_override_the_parameters_and_bad_values_name_the_key():
+    from kgp_kedro.config import ParameterError
+
+    catalog = DataCatalog(datasets={"params:dask": MemoryDataset({"n_workers": 1,
+                                                                  "threads_per_worker": 2})})
+    settings = DaskRunner(n_workers=3)._settings(catalog)
+    assert (settings.address, settings.n_workers, settings.threads_per_worker) == (None, 3, 2)
+    with pytest.raises(ParameterError, match="dask.n_workers"):
+        DaskRunner(n_workers=0)._settings(catalog)

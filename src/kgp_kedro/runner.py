@@ -129,10 +129,11 @@ class DaskRunner(AbstractRunner):
             self._client = None
 
     def _settings(self, catalog: CatalogProtocol) -> DaskParams:
-        raw = catalog.load("params:dask") if "params:dask" in catalog else None
-        params = validate(DaskParams, raw, "dask")
+        """The ``dask`` parameters with the runner's own arguments over them, validated
+        together (a bad ``--runner-params`` value is named as its ``dask.<key>``)."""
+        raw = dict(catalog.load("params:dask") or {}) if "params:dask" in catalog else {}
         given = {key: value for key, value in self._options.items() if value is not None}
-        return params.model_copy(update=given)
+        return validate(DaskParams, {**raw, **given}, "dask")
 
     def _connect(self, catalog: CatalogProtocol) -> tuple[Any, Any]:
         """A client of the configured scheduler, or of a local cluster started for the run."""
@@ -173,14 +174,14 @@ class DaskRunner(AbstractRunner):
         memory = frozenset(name for name in pipeline.datasets()
                            if name not in pipeline.inputs()
                            and isinstance(catalog.get(name), MemoryDataset))
-        # each task gets a catalog of its node's datasets only, sent as data (not in the task
-        # graph): a pipeline input held in memory travels to the nodes that read it, and a
-        # worker fills in the task's own copy
         dependencies = pipeline.node_dependencies
         # how many nodes still read each node's results: a result no node needs is let go
         readers = Counter(chain.from_iterable(dependencies[n] for n in nodes))
         futures: dict[Node, Any] = {}
         for node in nodes:   # topological order: a node's dependencies are submitted first
+            # a catalog of the node's datasets only, sent as data (not in the task graph): a
+            # pipeline input held in memory travels to the nodes that read it, and the worker
+            # fills in the task's own copy
             own = client.scatter(_node_catalog(catalog, node), hash=False)
             futures[node] = client.submit(
                 _run_node, node, own, memory, self._is_async, run_id, project,
