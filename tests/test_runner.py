@@ -1,31 +1,28 @@
 """kgp_kedro.runner.DaskRunner on a real 2-process LocalCluster: the ingest -> passages ->
 embed -> kg chain on real questions (2 of each bundled source, and a folder of PDF / DOCX /
-HTML / Markdown files) gives exactly the sequential runner's tables, the heavy nodes' work
+Markdown files and an unreadable PDF) gives exactly the sequential runner's tables, the heavy nodes' work
 (file reading, encoding, entity linking, per-collection graphs) spread over the workers."""
 from __future__ import annotations
 
-import copy
 import json
 
 import pandas as pd
 import pytest
-import yaml
 from kedro.io import DataCatalog, MemoryDataset
 from kedro.pipeline import Pipeline, node
 
 from kgp_kedro.pipeline_registry import build_pipelines
 from kgp_kedro.pipelines.in_memory import run_in_memory
 from kgp_kedro.runner import DaskRunner
-from tests.conftest import HOTPOT, MUSIQUE, ROOT, TWOWIKI
+from tests.conftest import HOTPOT, MUSIQUE, TWOWIKI
 from tests.corpus.files import make_docx, make_pdf
+from tests.pipelines.test_wiring import base_parameters
 
 CHUNK = 16   # texts per encoding / linking task: several tasks even on this small input
 
 
 def _parameters(folder) -> dict:
-    raw: dict = {}
-    for path in sorted((ROOT / "conf" / "base").glob("parameters_*.yml")):
-        raw.update(yaml.safe_load(path.read_text()))
+    raw = base_parameters()
     raw["ingest"].update(negatives_per_question=1, collection_size=None, sources=[
         {"dataset": "hotpotqa", "path": str(HOTPOT), "limit": 2},
         {"dataset": "musique", "path": str(MUSIQUE), "limit": 2},
@@ -106,7 +103,7 @@ def test_without_an_address_the_runner_starts_and_closes_a_local_cluster(monkeyp
     catalog = DataCatalog(datasets={"a": MemoryDataset(5),
                                     "params:dask": MemoryDataset({"n_workers": 1})})
     pipeline = Pipeline([node(double, "a", "b", name="only")])
-    assert DaskRunner().run(pipeline, copy.copy(catalog))["b"].load() == 10
+    assert DaskRunner().run(pipeline, catalog)["b"].load() == 10
 
 
 def test_the_scheduler_from_the_parameters_or_the_environment(dask_client, monkeypatch):

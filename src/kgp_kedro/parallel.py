@@ -80,7 +80,8 @@ def map(fn: Callable[..., R], items: Iterable[T], *shared: Any, desc: str = "ite
         with _cluster(client) as cluster:
             # items and shared objects go to the workers as data, not inside the task graph
             # (a large graph is slow to send, and Dask warns about it)
-            sent = [cluster.scatter(obj, broadcast=True, hash=False) for obj in shared]
+            # (each object whole: a list scattered as such would become a list of futures)
+            sent = [cluster.scatter([obj], broadcast=True, hash=False)[0] for obj in shared]
             scattered = cluster.scatter(items, hash=False)
             futures = cluster.map(fn, scattered, *[[s] * len(items) for s in sent], pure=False)
             try:
