@@ -18,7 +18,12 @@ The names and where they are used:
   ``_get_load_path``, ``_get_save_path`` by the EWEK model dataset;
 - ``AbstractDataset._describe`` / ``_exists`` (the hooks Kedro's public ``exists`` and
   ``repr`` call), implemented by the project's datasets;
-- ``kedro_datasets._typing.TablePreview``, the type of the datasets' ``preview``.
+- ``kedro_datasets._typing.TablePreview``, the type of the datasets' ``preview``;
+- ``AbstractRunner._run(pipeline, catalog, hook_manager, run_id)`` and ``_get_executor``
+  (implemented), ``_suggest_resume_scenario(pipeline, done_nodes, catalog)``, ``_logger`` and
+  ``_is_async`` (used), and ``kedro.framework.hooks.manager._create_hook_manager`` /
+  ``_register_hooks(manager, hooks)`` (a worker's hook manager), by :class:`kgp_kedro.runner.DaskRunner`, as Kedro's Dask guide
+  does.
 """
 from __future__ import annotations
 
@@ -115,3 +120,19 @@ def test_table_preview_type():
     from kedro_datasets._typing import TablePreview
 
     assert TablePreview is not None
+
+
+def test_runner_internals_the_dask_runner_uses():
+    from kedro.runner import AbstractRunner
+
+    assert parameters_of(AbstractRunner._run) == ["self", "pipeline", "catalog", "hook_manager",
+                                                  "run_id"]
+    assert parameters_of(AbstractRunner._get_executor) == ["self", "max_workers"]
+    assert parameters_of(AbstractRunner._suggest_resume_scenario) == [
+        "self", "pipeline", "done_nodes", "catalog"]
+    assert isinstance(vars(AbstractRunner)["_logger"], property)
+    assert "self._is_async = is_async" in inspect.getsource(AbstractRunner.__init__)
+    from kedro.framework.hooks import manager
+
+    assert parameters_of(manager._create_hook_manager) == []
+    assert parameters_of(manager._register_hooks) == ["hook_manager", "hooks"]

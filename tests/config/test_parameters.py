@@ -42,7 +42,7 @@ def test_the_shipped_parameters_validate():
     params = validate_parameters(SHIPPED)
     assert set(SHIPPED) == {"ingest", "passages", "embed", "kg", "kg_quality", "retrieve",
                             "pooled", "retrieval_quality", "llm", "read", "score", "report",
-                            "ewek", "holmes", "pipelines", "train"}
+                            "ewek", "holmes", "pipelines", "train", "dask"}
     assert [s.dataset for s in params.ingest.sources] == ["hotpotqa", "musique",
                                                           "2wikimultihopqa"]
     assert list(params.variants) == ["tfidf", "knn_st", "tagme"]

@@ -117,7 +117,7 @@ SECTIONS: dict[str, type[Params]] = {
     "pooled": PooledBlock, "retrieval_quality": s.RetrievalQualityParams, "llm": s.LLMParams,
     "read": s.ReadParams, "score": s.ScoreParams, "report": s.ReportParams,
     "ewek": EwekParams, "holmes": HolmesParams, "pipelines": s.PipelinesParams,
-    "train": TrainParams,
+    "train": TrainParams, "dask": s.DaskParams,
 }
 
 

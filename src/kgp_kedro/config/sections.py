@@ -59,6 +59,9 @@ class EncoderParams(Params):
     # on-disk vector cache keyed by (model files, dtype, normalisation, device type, library
     # versions; sha256 of the text): an unchanged re-run encodes nothing; null: no cache
     cache_dir: str | None = "data/04_feature/cache/embeddings"
+    # texts per encoding task: the unit spread over a Dask cluster's workers (kgp_kedro.parallel);
+    # the same chunks with or without a cluster
+    chunk_size: PosInt = 2048
 
 
 class EmbedParams(Params):
@@ -167,6 +170,15 @@ class PipelinesParams(Params):
     # the chains ``kedro run`` runs with no --pipelines (pipeline_registry.CHAINS names them):
     # everything but retrieval_quality, whose sweeps take long
     default: list[str] = Field(default_factory=lambda: ["kg_quality", "report"], min_length=1)
+
+
+class DaskParams(Params):
+    # the cluster of `kedro run --runner kgp_kedro.runner.DaskRunner` (docs/scale.md): a
+    # scheduler address (tcp://host:8786); null: the DASK_SCHEDULER_ADDRESS environment
+    # variable, else a local cluster started for the run
+    address: str | None = None
+    n_workers: PosInt | None = None    # the local cluster's worker processes (null: Dask's choice)
+    threads_per_worker: PosInt = 1     # the local cluster's threads per worker
 
 
 def plain(params: Params) -> dict[str, Any]:

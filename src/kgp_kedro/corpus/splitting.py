@@ -8,9 +8,9 @@ from functools import lru_cache
 from typing import Any
 
 import pandas as pd
-from tqdm.auto import tqdm
 
 from kgp_kedro.corpus.schema import PASSAGE_COLUMNS
+from kgp_kedro.progress import track
 
 logger = logging.getLogger(__name__)
 
@@ -119,10 +119,9 @@ def split_passages(documents: pd.DataFrame, sentence_level: bool | None = None,
     split = (dict(zip(needs_split["doc_id"], split_sentences(needs_split["text"])))
              if len(needs_split) else {})
     template: list[tuple[str, str, str, int, tuple[int, ...] | None]] = []
-    for doc, is_whole, given in tqdm(zip(unique.itertuples(index=False), whole[first],
-                                         has_sentences[first]),
-                                     total=len(unique), desc="split passages", leave=False,
-                                     disable=None):
+    for doc, is_whole, given in track(zip(unique.itertuples(index=False), whole[first],
+                                          has_sentences[first]),
+                                      "split passages", len(unique), log=logger):
         if is_whole:
             texts = [p.strip() for p in _BLANK_LINE.split(doc.text) if p.strip()] or [doc.text]
             template.extend((doc.doc_id, f"{doc.doc_id}#{n}", text, n, None)

@@ -6,11 +6,11 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 
 import pandas as pd
-from tqdm.auto import tqdm
 
 from kgp_kedro.corpus.collection import supporting_passages
 from kgp_kedro.graphs.build import GraphTables
 from kgp_kedro.graphs.model import Graph
+from kgp_kedro.progress import track
 from kgp_kedro.search.tfidf import tfidf_search
 
 logger = logging.getLogger(__name__)
@@ -70,8 +70,7 @@ def seed_passages(questions: pd.DataFrame, passages: pd.DataFrame, top: int) -> 
     """The ``top`` TF-IDF seed passages of each question over its collection (paper §3)."""
     groups = dict(tuple(passages.groupby("collection_id", sort=False)))
     rows = []
-    for q in tqdm(questions.itertuples(index=False), total=len(questions), desc="seeds",
-                  leave=False, disable=None):
+    for q in track(questions.itertuples(index=False), "seeds", len(questions), log=logger):
         group = groups.get(q.collection_id)
         if group is None:
             continue
@@ -95,7 +94,7 @@ def kg_quality_rows(questions: pd.DataFrame, passages: pd.DataFrame, seeds: pd.D
     seed_ids = {key: g["passage_id"].tolist()
                 for key, g in seeds.groupby(["question_id", "collection_id"])}
     rows, unlabelled = [], 0
-    for setting in tqdm(graphs.settings, desc=f"kg_quality {variant}", leave=False, disable=None):
+    for setting in track(graphs.settings, f"kg_quality {variant}", log=logger):
         built: dict[str, tuple[Graph, dict[str, float]]] = {}
         for q in questions.itertuples(index=False):
             if not support.get(q.collection_id):

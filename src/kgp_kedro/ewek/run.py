@@ -20,10 +20,10 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
 
 from kgp_kedro.ewek.composer import (citation_accuracy, cited_sentences, parse_citations,
                                      parse_cited_answer, references)
+from kgp_kedro.progress import track
 from kgp_kedro.prompts.ewek import compose_messages, judge_prompt
 from kgp_kedro.ewek.dedup import deduplicate
 from kgp_kedro.ewek.facts_graph import collection_relation_graph
@@ -164,8 +164,7 @@ def run_ewek(questions: pd.DataFrame, documents: pd.DataFrame, passages: pd.Data
     searches = sorted({m.kg for m in methods.values()} - {"none"})
     quote_rows, triple_rows = [], []
     prepared = []   # (question row, {method: (refs, messages, extra calls, seconds)})
-    for q in tqdm(list(questions.itertuples(index=False)), desc="ewek", leave=False,
-                  disable=None):
+    for q in track(list(questions.itertuples(index=False)), "ewek", log=logger):
         gold = supporting.get(q.collection_id, set())
         selection = None
         pages = collection_pages(docs.get(q.collection_id, documents.iloc[0:0]),

@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
 
 from kgp_kedro.ewek.params import RerankParams, SplitterParams, TrainingParams
 from kgp_kedro.ewek.quotes import collection_pages, paragraph_splitter
+from kgp_kedro.progress import Progress
 from kgp_kedro.search.lexical import Bm25Index
 from kgp_kedro.search.ranking import top_k
 
@@ -182,7 +182,7 @@ def train_cross_encoder(pairs: TrainingPairs, params: TrainingParams):
     weight = (len(labels) - positives) / positives if params.balance and positives else 1.0
     loss_fn = torch.nn.BCEWithLogitsLoss(pos_weight=torch.tensor(weight))
     rng = np.random.default_rng(params.seed)
-    with tqdm(total=total, desc="train cross-encoder", leave=False, disable=None) as bar:
+    with Progress("train cross-encoder", total, log=logger) as bar:
         for _ in range(params.epochs):
             order = rng.permutation(len(pairs))
             for begin in range(0, len(order), params.batch_size):

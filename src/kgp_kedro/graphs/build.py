@@ -6,8 +6,8 @@ import time
 from collections.abc import Iterator, Sequence
 
 import pandas as pd
-from tqdm.auto import tqdm
 
+from kgp_kedro import parallel
 from kgp_kedro.config.base import Params
 from kgp_kedro.corpus.collection import Collection, iter_collections
 from kgp_kedro.graphs.builders.base import GraphBuilder
@@ -23,24 +23,17 @@ def build_variant(passages: pd.DataFrame, builder: GraphBuilder,
                   embeddings: EmbeddingLookup | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``(kg_nodes, kg_edges)`` of every collection under every density setting; a collection
     read from files (pages, tables) also gets the structural layer
-    (:mod:`kgp_kedro.graphs.structure`)."""
+    (:mod:`kgp_kedro.graphs.structure`). The collections are built one by one, or spread over a
+    Dask cluster's workers when one is active (:func:`kgp_kedro.parallel.map`)."""
     structured = ({str(c): g for c, g in passages.groupby("collection_id", sort=False)}
                   if has_structure(passages) else {})
-    nodes, edges = [], []
-    seconds = {label: 0.0 for label, _ in settings}
-    collections = list(iter_collections(passages))
-    for collection in tqdm(collections, desc=f"kg {name}", leave=False, disable=None):
-        attach(collection, None, None, embeddings)
-        for label, setting in settings:
-            start = time.perf_counter()
-            graph = builder.build(collection, setting)
-            if collection.collection_id in structured:
-                graph = add_structure(graph, structured[collection.collection_id])
-            seconds[label] += time.perf_counter() - start
-            node_rows, edge_rows = graph.tables(collection.collection_id, label)
-            nodes.append(node_rows)
-            edges.append(edge_rows)
-    for label, total in seconds.items():
+    collections = [(attach(c, None, None, embeddings), structured.get(c.collection_id))
+                   for c in iter_collections(passages)]
+    built = parallel.map(_build_collection, collections, builder, settings, desc=f"kg {name}")
+    nodes = [rows for graphs in built for _, _, rows, _ in graphs]
+    edges = [rows for graphs in built for _, _, _, rows in graphs]
+    for label, _ in settings:
+        total = sum(seconds for graphs in built for lbl, seconds, _, _ in graphs if lbl == label)
         logger.info("kg %s [%s]: %.1f ms per collection (%d collections)", name, label,
                     1000 * total / max(len(collections), 1), len(collections))
     if not edges:
@@ -48,6 +41,23 @@ def build_variant(passages: pd.DataFrame, builder: GraphBuilder,
     node_table = (pd.concat(nodes, ignore_index=True)
                   .drop_duplicates(["collection_id", "node_id"]).reset_index(drop=True))
     return node_table, concat_edge_tables(edges)
+
+
+def _build_collection(item: tuple[Collection, pd.DataFrame | None], builder: GraphBuilder,
+                      settings: Sequence[tuple[str, Params]]
+                      ) -> list[tuple[str, float, pd.DataFrame, pd.DataFrame]]:
+    """One collection's graph under each setting: ``(label, build seconds, node rows, edge
+    rows)``; ``item`` is the collection and, when read from files, its passages' rows."""
+    collection, structure = item
+    graphs = []
+    for label, setting in settings:
+        start = time.perf_counter()
+        graph = builder.build(collection, setting)
+        if structure is not None:
+            graph = add_structure(graph, structure)
+        seconds = time.perf_counter() - start
+        graphs.append((label, seconds, *graph.tables(collection.collection_id, label)))
+    return graphs
 
 
 class GraphTables:

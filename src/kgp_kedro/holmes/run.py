@@ -16,7 +16,6 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
 
 from kgp_kedro.facts import (EXTRACTORS, EntityDocumentGraph, FactExtractor, HyperTriple,
                              extract_documents)
@@ -28,6 +27,7 @@ from kgp_kedro.holmes.question import QuestionParse, SchemaTriple, title_mention
 from kgp_kedro.holmes.replies import parse_reply, quoted_names
 from kgp_kedro.holmes.schema import select_auxiliary
 from kgp_kedro.holmes.traversal import level_order
+from kgp_kedro.progress import track
 from kgp_kedro.prompts.holmes import reader_prompt
 from kgp_kedro.prompts.kgp import qa_prompt
 from kgp_kedro.reading.contexts import fit_contexts, parse_answer
@@ -119,8 +119,7 @@ def traverse(questions: pd.DataFrame, graphs: dict[str, EntityDocumentGraph],
     """The hyper-relational KG of every question: the triples the level-order traversal from
     the question's entities keeps (§4.2.1)."""
     rows = []
-    for q in tqdm(list(questions.itertuples(index=False)), desc="holmes traversal", leave=False,
-                  disable=None):
+    for q in track(list(questions.itertuples(index=False)), "holmes traversal", log=logger):
         graph = graphs.get(q.question_id)
         if graph is None:
             continue
@@ -236,8 +235,7 @@ def answer_with_facts(questions: pd.DataFrame, pruned: pd.DataFrame, schema: pd.
     schema_by_q = dict(tuple(schema.groupby("question_id", sort=False)))
     empty_schema = schema.iloc[0:0]
     rows = []
-    for q in tqdm(list(questions.itertuples(index=False)), desc=f"read {name}", leave=False,
-                  disable=None):
+    for q in track(list(questions.itertuples(index=False)), f"read {name}", log=logger):
         s_rows = schema_by_q.get(q.question_id, empty_schema)
         entities = json.loads(s_rows["entities"].iloc[0]) if len(s_rows) else []
         relations = [r for r in dict.fromkeys(s_rows["relation"]) if r]

@@ -15,9 +15,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
 
 from kgp_kedro.holmes.question import SchemaTriple, parse_question
+from kgp_kedro.progress import track
 from kgp_kedro.registry import Registry
 
 SCHEMA_COLUMNS = ["subject_type", "relation", "object_type", "count"]
@@ -28,7 +28,7 @@ def mine_auxiliary_schema(questions: Sequence[str], spacy_model: str,
     """Distinct ``(subject type, relation, object type)`` of the questions' parses, with the
     number of questions that gave each, most frequent first."""
     counts: Counter = Counter()
-    for q in tqdm(questions, desc="auxiliary schema", leave=False, disable=None):
+    for q in track(questions, "auxiliary schema"):
         for t in set(parse_question(q, (), spacy_model).schema):
             counts[(t.subject_type, t.relation, t.object_type)] += 1
     rows = [(*k, c) for k, c in counts.items() if c >= min_count]

@@ -12,11 +12,11 @@ from dataclasses import asdict, dataclass
 from functools import lru_cache
 from typing import Any
 
-from tqdm.auto import tqdm
 
 from kgp_kedro.llm.backends import LLM_BACKENDS, InvalidReplyError, Messages
 from kgp_kedro.llm.cache import CallCache, call_key
 from kgp_kedro.llm.store import ReplyStore
+from kgp_kedro.progress import Progress
 
 logger = logging.getLogger(__name__)
 
@@ -101,7 +101,7 @@ class LLMClient:
                       desc: str = "llm") -> list[Completion]:
         """:meth:`complete` over ``batch`` in order, ``backend.concurrency`` calls at a time."""
         workers = max(1, int(getattr(self.backend, "concurrency", 1)))
-        with tqdm(total=len(batch), desc=desc, leave=False, disable=None) as bar:
+        with Progress(desc, len(batch), log=logger) as bar:
             def one(messages: Messages) -> Completion:
                 result = self.complete(messages, max_tokens)
                 bar.update()

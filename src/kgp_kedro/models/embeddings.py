@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from kgp_kedro import parallel
 from kgp_kedro.models.cache import (TextCache, cached_map, open_cache, package_version,
                                     path_fingerprint)
 
@@ -88,21 +89,27 @@ def embedding_cache(directory: str | None, encoder) -> TextCache | None:
                       decode=_decode_vector)
 
 
-def embed_passages(passages: pd.DataFrame, encoder, cache_dir: str | None = None
-                   ) -> pd.DataFrame:
+def _encode_chunk(texts: Sequence[str], encoder) -> np.ndarray:
+    return encoder.encode(texts, show_progress=sys.stderr.isatty())
+
+
+def embed_passages(passages: pd.DataFrame, encoder, cache_dir: str | None = None,
+                   chunk_size: int = 2048) -> pd.DataFrame:
     """``passage_embeddings``: one row per distinct passage id (a document shared by several
     collections is encoded once).
 
     With ``cache_dir``, vectors are looked up on disk by (encoder identity, sha256 of the text)
     (:func:`encoder_identity`); only the missing texts are encoded, in one batch, and stored.
     ``encoder``: a :class:`~kgp_kedro.models.encoders.SentenceEncoder` or a
-    :class:`LazyEncoder` (loaded only when something is missing)."""
+    :class:`LazyEncoder` (loaded only when something is missing). The missing texts are
+    encoded ``chunk_size`` at a time, spread over a Dask cluster's workers when one is active
+    (:func:`kgp_kedro.parallel.map_chunks`; each worker loads the encoder once)."""
     unique = passages.drop_duplicates("passage_id")
     texts = unique["text"].tolist()
     cache = embedding_cache(cache_dir, encoder)
     try:
-        vectors, stats = cached_map(
-            texts, lambda batch: encoder.encode(batch, show_progress=sys.stderr.isatty()), cache)
+        vectors, stats = cached_map(texts, lambda missing: parallel.map_chunks(
+            _encode_chunk, missing, chunk_size, encoder, desc=f"encode {encoder.name}"), cache)
     finally:
         if cache is not None:
             cache.close()

@@ -8,7 +8,7 @@ from typing import Any
 
 from kedro.io import DataCatalog, MemoryDataset
 from kedro.pipeline import Pipeline
-from kedro.runner import SequentialRunner
+from kedro.runner import AbstractRunner, SequentialRunner
 
 from kgp_kedro.datasets.raw_source import raw_source_datasets
 
@@ -38,10 +38,11 @@ def parameter_entries(raw: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def run_in_memory(pipeline: Pipeline, raw_params: Mapping[str, Any],
-                  inputs: Mapping[str, Any] | None = None) -> dict[str, Any]:
+                  inputs: Mapping[str, Any] | None = None,
+                  runner: AbstractRunner | None = None) -> dict[str, Any]:
     """Run ``pipeline`` with ``raw_params`` (and the raw sources its ``ingest.sources`` name)
-    and the given input ``inputs``; every dataset it reads or writes is returned by name
-    (nothing is saved to disk)."""
+    and the given input ``inputs``, by ``runner`` (the sequential runner when not given); every
+    dataset it reads or writes is returned by name (nothing is saved to disk)."""
     catalog = DataCatalog()
     for name, value in parameter_entries(raw_params).items():
         catalog[name] = MemoryDataset(value, copy_mode="assign")
@@ -52,7 +53,7 @@ def run_in_memory(pipeline: Pipeline, raw_params: Mapping[str, Any],
     for name in pipeline.datasets():
         if name not in catalog:
             catalog[name] = _KeptDataset(copy_mode="assign")
-    SequentialRunner().run(pipeline, catalog)
+    (runner or SequentialRunner()).run(pipeline, catalog)
     return {name: catalog[name].load() for name in pipeline.datasets()
             if not (name == "parameters" or name.startswith("params:"))}
 

@@ -6,11 +6,11 @@ import time
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
 
 from kgp_kedro.corpus.collection import Collection
 from kgp_kedro.graphs.build import GraphTables, attach
 from kgp_kedro.models.embeddings import EmbeddingLookup
+from kgp_kedro.progress import Progress
 from kgp_kedro.retrievers.base import Resources, Retriever, SkippedMethod
 
 logger = logging.getLogger(__name__)
@@ -79,7 +79,7 @@ def run_retriever(retriever: Retriever, questions: pd.DataFrame, collections: Co
     asked = [q for q in questions.itertuples(index=False) if q.collection_id in collections]
     size = max(1, int(retriever.batch_size))
     rows: list[dict] = []
-    with tqdm(total=len(asked), desc=f"retrieve {name}", leave=False, disable=None) as bar:
+    with Progress(f"retrieve {name}", len(asked), log=logger) as bar:
         for start in range(0, len(asked), size):
             batch = asked[start:start + size]
             calls_before = retriever.model_calls()

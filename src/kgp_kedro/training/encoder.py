@@ -11,8 +11,8 @@ import time
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from tqdm.auto import tqdm
 
+from kgp_kedro.progress import Progress
 from kgp_kedro.training.examples import Example, RankingCase
 
 logger = logging.getLogger(__name__)
@@ -63,7 +63,7 @@ def train_encoder(examples: Sequence[Example], params, desc: str = "train encode
     rng = np.random.default_rng(params.seed)
     losses: list[float] = []
 
-    with tqdm(total=total, desc=desc, leave=False, disable=None) as bar:
+    with Progress(desc, total, log=logger) as bar:
         for _ in range(params.epochs):
             order = rng.permutation(len(examples))
             for begin in range(0, len(order), params.batch_size):

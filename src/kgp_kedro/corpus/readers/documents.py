@@ -22,11 +22,11 @@ import os
 from collections import Counter
 from pathlib import Path, PurePosixPath
 
-from tqdm.auto import tqdm
-
+from kgp_kedro import parallel
 from kgp_kedro.corpus.errors import DatasetFormatError
 from kgp_kedro.corpus.readers.base import DATASET_READERS, DatasetReader
-from kgp_kedro.corpus.readers.formats import FileReadError, read_file, supported_suffixes
+from kgp_kedro.corpus.readers.formats import (FileContent, FileReadError, read_file,
+                                               supported_suffixes)
 from kgp_kedro.corpus.readers.records import _records
 from kgp_kedro.corpus.readers.rows import Rows, _document_row, _question_row
 
@@ -119,6 +119,15 @@ def scan_documents_folder(folder: Path, source: str = "") -> tuple[list[tuple[st
     return documents, sorted(skipped, key=lambda row: row["path"])
 
 
+def _read(file: Path) -> tuple[FileContent | None, str | None]:
+    """``file``'s content, or why it cannot be read (page included): one task of a documents
+    folder's reading, spread over a Dask cluster's workers when one is active."""
+    try:
+        return read_file(file), None
+    except FileReadError as exc:
+        return None, (f"page {exc.page}: " if exc.page is not None else "") + exc.reason
+
+
 def read_documents(path: Path, source: str, limit: int | None = None,
                    skipped: Rows | None = None) -> tuple[Rows, Rows]:
     """Read a folder of user documents (PDF, DOCX, HTML, Markdown, text; recursively) and its
@@ -157,13 +166,11 @@ def read_documents(path: Path, source: str, limit: int | None = None,
             skipped.append(row)
         skipped_here.append(row)
 
-    for name, file in tqdm(files, desc=f"read {source}", leave=False, disable=None):
-        try:
-            content = read_file(file)
-        except FileReadError as exc:
-            where = f"page {exc.page}: " if exc.page is not None else ""
-            logger.warning("%s/%s: %s%s: skipped", path, name, where, exc.reason)
-            skip(name, "unreadable", where + exc.reason)
+    read = parallel.map(_read, [file for _, file in files], desc=f"read {source}")
+    for (name, file), (content, failure) in zip(files, read):
+        if failure is not None:
+            logger.warning("%s/%s: %s: skipped", path, name, failure)
+            skip(name, "unreadable", failure)
             continue
         for problem in content.problems:
             skip(name, "unreadable_page" if problem.kind == "unreadable" else problem.kind,

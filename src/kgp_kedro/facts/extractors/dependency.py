@@ -19,12 +19,12 @@ from functools import lru_cache
 from typing import Any
 
 from pydantic import Field
-from tqdm.auto import tqdm
 
 from kgp_kedro.config.base import Params, PosInt
 from kgp_kedro.facts.base import EXTRACTORS, SPACY_TYPES, FactExtractor, HyperTriple
 from kgp_kedro.graphs.linking import strip_disambiguation
 from kgp_kedro.models.cache import package_version
+from kgp_kedro.progress import track
 
 logger = logging.getLogger(__name__)
 
@@ -159,9 +159,8 @@ class DependencyExtractor(FactExtractor):
         nlp = load_spacy(self.params.spacy_model)
         parsed = nlp.pipe((text for _, text in documents), batch_size=self.params.batch_size)
         return [self._triples(title, doc)
-                for (title, _), doc in tqdm(zip(documents, parsed), total=len(documents),
-                                            desc="dependency triples", leave=False,
-                                            disable=None)]
+                for (title, _), doc in track(zip(documents, parsed), "dependency triples",
+                                             len(documents), log=logger)]
 
     def _triples(self, title: str, doc) -> list[HyperTriple]:
         name = strip_disambiguation(title)

