@@ -12,6 +12,7 @@ import pandas as pd
 
 from kgp_kedro.models.cache import (TextCache, cached_map, open_cache, package_version,
                                     path_fingerprint)
+from kgp_kedro.models.estimates import encoding_estimate
 
 logger = logging.getLogger(__name__)
 
@@ -100,9 +101,20 @@ def embed_passages(passages: pd.DataFrame, encoder, cache_dir: str | None = None
     unique = passages.drop_duplicates("passage_id")
     texts = unique["text"].tolist()
     cache = embedding_cache(cache_dir, encoder)
+
+    def encode(missing: list[str]) -> np.ndarray:
+        import torch
+
+        logger.info("Encoding %s passages with %s on %s (%s cached or repeated): %s",
+                    f"{len(missing):,}", encoder.name, encoder.device,
+                    f"{len(texts) - len(missing):,}",
+                    encoding_estimate(len(missing), str(encoder.device).split(":")[0],
+                                      encoder.dtype, torch.get_num_threads(),
+                                      torch.backends.cpu.get_cpu_capability()))
+        return encoder.encode(missing, show_progress=sys.stderr.isatty())
+
     try:
-        vectors, stats = cached_map(
-            texts, lambda batch: encoder.encode(batch, show_progress=sys.stderr.isatty()), cache)
+        vectors, stats = cached_map(texts, encode, cache)
     finally:
         if cache is not None:
             cache.close()

@@ -24,6 +24,7 @@ from kgp_kedro.graphs.linking import (DEFAULT_LABELS, Mention, entity_tokens, ma
 from kgp_kedro.graphs.model import Edges, Graph, Nodes
 from kgp_kedro.models.cache import (TextCache, cached_map, open_cache, package_version,
                                     path_fingerprint)
+from kgp_kedro.models.estimates import linking_estimate
 
 logger = logging.getLogger(__name__)
 
@@ -161,6 +162,9 @@ def find_mentions(texts: Sequence[str], params: LinkerParams) -> list[list[Menti
     ``cache_dir`` are reused (the linker runs, and spaCy loads, only when a text is missing)."""
 
     def annotate(missing: list[str]) -> list[list[Mention]]:
+        logger.info("Linking entities in %s passages (%s cached or repeated): %s",
+                    f"{len(missing):,}", f"{len(texts) - len(missing):,}",
+                    linking_estimate(len(missing), params.backend))
         if params.backend == "offline":
             linker = make_linker("offline", spacy_model=params.spacy_model,
                                  labels=params.labels, batch_size=params.batch_size)
