@@ -26,15 +26,19 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 # torch is pinned (pyproject.toml). On plain PyPI, Linux x86-64, torch==2.13.0 is the CUDA 13 build
-# (~2.7 GB with its nvidia-* wheels); the CPU build (+cpu, ~190 MB) comes from PyTorch's CPU index:
-#   make install TORCH_INDEX=https://download.pytorch.org/whl/cpu
-# (a cu12x index of the same site for CUDA 12 drivers). Unset, torch comes from the configured pip
-# index (this project's CI and development machines serve the +cpu wheel).
+# (~2.7 GB with its nvidia-* wheels); the CPU build (+cpu, ~190 MB) comes from PyTorch's CPU index.
+# TORCH_INDEX=auto (default): scripts/torch_index.py picks the CPU index on a Linux x86-64 machine
+# without an NVIDIA GPU (no `nvidia-smi -L` GPU) when that index answers, else pip's configured
+# index (this project's CI and development machines serve the +cpu wheel there). Or choose:
+#   make run TORCH_INDEX=https://download.pytorch.org/whl/cpu     (cu126, cu128... for CUDA 12)
+#   make run TORCH_INDEX=                                         (pip's configured index)
 TORCH_PIN := torch==2.13.0
-TORCH_INDEX ?=
+TORCH_INDEX ?= auto
 
 $(BASE_STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet "$(TORCH_PIN)" $(if $(TORCH_INDEX),--index-url "$(TORCH_INDEX)")
+	@index='$(TORCH_INDEX)'; if [ "$$index" = auto ]; then index=$$($(BIN)/python scripts/torch_index.py); fi; \
+		echo "pip install $(TORCH_PIN)$${index:+ --index-url $$index}"; \
+		$(BIN)/python -m pip install --quiet "$(TORCH_PIN)" $${index:+--index-url "$$index"}
 	$(BIN)/python -m pip install --quiet -e .
 	@$(BIN)/python -c "import torch; cuda = torch.version.cuda; \
 		print('torch', torch.__version__, '(CUDA ' + cuda + ')' if cuda else '(CPU build)'); \
@@ -76,9 +80,17 @@ install-static:
 		 (apt-get update -qq && apt-get install -y -qq chromium-headless-shell >/dev/null)); \
 	else echo "static figures: run 'sudo apt-get install chromium-headless-shell' (or set BROWSER_PATH to a Chrome)"; fi
 
-# the first figure: needs no LLM, so no llama-cpp-python build
+# the first figure: needs no LLM, so no llama-cpp-python build. QUESTIONS: the first N questions
+# of each bundled source (60: Figure 5 in under 10 min on 2 cores, install included; `all`: every
+# bundled question, = `kedro run --pipelines=kg_quality`). PARAMS: more `--params`, comma-separated,
+# e.g. PARAMS=embed.encoders.minilm.dtype=float32 (the encoder in fp32 on a CPU that has bf16).
+QUESTIONS ?= 60
+PARAMS ?=
+comma := ,
+RUN_PARAMS = $(subst $(eval) ,$(comma),$(strip $(if $(filter-out all,$(QUESTIONS)),ingest.questions_per_source=$(QUESTIONS)) $(PARAMS)))
+
 run: $(BASE_STAMP)
-	$(BIN)/kedro run --pipelines=kg_quality
+	$(BIN)/kedro run --pipelines=kg_quality $(if $(RUN_PARAMS),--params "$(RUN_PARAMS)")
 	@echo "Outputs: data/08_reporting/ (kg_quality_figure.html/.json, versioned) and data/07_model_output/ (kg_quality_summary, kg_stats)"
 
 # the whole flow: KG quality and ingest -> passages -> KGs -> retrieve -> read -> score -> report

@@ -10,7 +10,7 @@ import yaml
 from kedro.io import DatasetError
 
 from kgp_kedro.config import ParameterError
-from kgp_kedro.config.sections import Source
+from kgp_kedro.config.sections import IngestParams, Source
 from kgp_kedro.datasets.raw_source import RawSourceDataset, raw_source_names
 from tests.conftest import HOTPOT, MUSIQUE, ROOT
 from tests.projects import make_project
@@ -111,3 +111,19 @@ def test_the_session_env_and_params_make_the_raw_datasets(tmp_path):
                                    "limit": 2}
     assert [q["question_id"] for q in dataset.load().questions] == \
         [r["id"] for r in _first_records(2)]
+
+    # ingest.questions_per_source (what `make run` sets) bounds every source, the smaller wins
+    runtime = {"ingest": {"questions_per_source": 2}}
+    catalog, _, _ = _session_catalog(project, env="small", runtime_params=runtime)
+    dataset = catalog.get("raw_hotpotqa")
+    assert dataset._describe()["limit"] == 2
+    assert [q["question_id"] for q in dataset.load().questions] == \
+        [r["_id"] for r in json.loads(HOTPOT.read_text(encoding="utf-8"))[:2]]
+
+
+@pytest.mark.parametrize("limit,per_source,expected", [
+    (None, None, None), (None, 60, 60), (3, 60, 3), (100, 60, 60), (0, 60, 0)])
+def test_questions_per_source_bounds_each_source_limit(limit, per_source, expected):
+    ingest = IngestParams(sources=[{"dataset": "hotpotqa", "path": "x.json", "limit": limit}],
+                          questions_per_source=per_source)
+    assert ingest.limit_of(ingest.sources[0]) == expected

@@ -96,8 +96,11 @@ def test_cached_vectors_are_bit_identical_to_fresh_ones(passages, fp32, fresh, t
     assert np.array_equal(_matrix(second), fresh)   # bit for bit, float32 through SQLite
     assert all(v.dtype == np.float32 for v in second["embedding"])
     log = _messages(caplog, embeddings_module.__name__)
-    assert "100 passages: 0 cached, 100 computed" in log[0]
-    assert "100 passages: 100 cached, 0 computed" in log[1] and "nothing computed" in log[1]
+    # the estimate before encoding (models/estimates.py), then the summary; none when all cached
+    assert log[0].startswith("Encoding 100 passages with all-MiniLM-L6-v2 on cpu (0 cached or "
+                             "repeated): about 5 s") and " in float32, at " in log[0]
+    assert "100 passages: 0 cached, 100 computed" in log[1]
+    assert "100 passages: 100 cached, 0 computed" in log[2] and "nothing computed" in log[2]
 
     # a passage edited: only it is encoded, alone in one batch; the others are the cached rows
     edited = passages.copy()
@@ -199,7 +202,11 @@ def test_cached_mentions_equal_fresh_ones(passages, tmp_path, monkeypatch, caplo
     assert calls == []                               # spaCy not even loaded
     assert _table_records(warm) == _table_records(fresh)
     log = _messages(caplog, entity_module.__name__)
-    assert "0 cached, 100 computed" in log[1] and "100 cached, 0 computed" in log[2]
+    # fresh and cold: the estimate, then the summary; warm: the summary only
+    assert log[0] == log[2]
+    assert log[0].startswith("Linking entities in 100 passages (0 cached or repeated): about 5 s")
+    assert log[0].endswith("; at 170 passages/s")
+    assert "0 cached, 100 computed" in log[3] and "100 cached, 0 computed" in log[4]
 
     # other labels are another identity: everything linked again
     fewer = cached.model_copy(update={"labels": ["PERSON"]})

@@ -41,6 +41,15 @@ class IngestParams(Params):
     negatives_per_question: NonNegInt = 20   # seeded negative documents per collection (§8.1)
     seed: Int = 42
     qa_questions_per_source: PosInt | None = 3   # questions the reader answers; null: all
+    # every source read to its first N questions at most (`make run`'s first figure: 60); a
+    # source's own `limit` still applies when smaller; null: each source's `limit`
+    questions_per_source: PosInt | None = None
+
+    def limit_of(self, source: Source) -> int | None:
+        """The questions read from ``source``: the smaller of its ``limit`` and
+        ``questions_per_source`` (null: no bound)."""
+        bounds = [n for n in (source.limit, self.questions_per_source) if n is not None]
+        return min(bounds) if bounds else None
 
 
 class PassagesParams(Params):

@@ -59,9 +59,10 @@ def raw_source_catalog(parameters: Mapping[str, Any]) -> dict[str, dict[str, Any
 
     if not parameters.get("ingest"):
         return {}
-    sources = validate(IngestParams, parameters["ingest"], "ingest").sources
+    ingest = validate(IngestParams, parameters["ingest"], "ingest")
+    sources = ingest.sources
     return {name: {"type": f"{__name__}.RawSourceDataset", "dataset": source.dataset,
-                   "path": source.path, "limit": source.limit, "source": source_name,
+                   "path": source.path, "limit": ingest.limit_of(source), "source": source_name,
                    "param_key": f"ingest.sources[{i}]",
                    "metadata": {"kedro-viz": {"layer": LAYER, "preview_args": {"nrows": 5}}}}
             for i, (source, name, source_name) in enumerate(

@@ -13,6 +13,7 @@ import pandas as pd
 from kgp_kedro import parallel
 from kgp_kedro.models.cache import (TextCache, cached_map, open_cache, package_version,
                                     path_fingerprint)
+from kgp_kedro.models.estimates import encoding_estimate
 
 logger = logging.getLogger(__name__)
 
@@ -107,9 +108,21 @@ def embed_passages(passages: pd.DataFrame, encoder, cache_dir: str | None = None
     unique = passages.drop_duplicates("passage_id")
     texts = unique["text"].tolist()
     cache = embedding_cache(cache_dir, encoder)
+
+    def encode(missing: list[str]) -> np.ndarray:
+        import torch
+
+        logger.info("Encoding %s passages with %s on %s (%s cached or repeated): %s",
+                    f"{len(missing):,}", encoder.name, encoder.device,
+                    f"{len(texts) - len(missing):,}",
+                    encoding_estimate(len(missing), str(encoder.device).split(":")[0],
+                                      encoder.dtype, torch.get_num_threads(),
+                                      torch.backends.cpu.get_cpu_capability()))
+        return parallel.map_chunks(_encode_chunk, missing, chunk_size, encoder,
+                                   desc=f"encode {encoder.name}")
+
     try:
-        vectors, stats = cached_map(texts, lambda missing: parallel.map_chunks(
-            _encode_chunk, missing, chunk_size, encoder, desc=f"encode {encoder.name}"), cache)
+        vectors, stats = cached_map(texts, encode, cache)
     finally:
         if cache is not None:
             cache.close()

@@ -25,6 +25,7 @@ from kgp_kedro.graphs.linking import (DEFAULT_LABELS, Mention, entity_tokens, ma
 from kgp_kedro.graphs.model import Edges, Graph, Nodes
 from kgp_kedro.models.cache import (TextCache, cached_map, open_cache, package_version,
                                     path_fingerprint)
+from kgp_kedro.models.estimates import linking_estimate
 
 logger = logging.getLogger(__name__)
 
@@ -178,6 +179,9 @@ def find_mentions(texts: Sequence[str], params: LinkerParams) -> list[list[Menti
     when one is active (:func:`kgp_kedro.parallel.map_chunks`)."""
 
     def annotate(missing: list[str]) -> list[list[Mention]]:
+        logger.info("Linking entities in %s passages (%s cached or repeated): %s",
+                    f"{len(missing):,}", f"{len(texts) - len(missing):,}",
+                    linking_estimate(len(missing), params.backend))
         return parallel.map_chunks(_annotate, missing, params.chunk_size, params,
                                    desc=f"entity mentions ({params.backend})")
 
