@@ -14,7 +14,7 @@ from kgp_kedro.config.base import ParameterError
 from kgp_kedro.pipelines.parameters import active
 
 STAGES = ("ingest", "passages", "embed", "kg", "kg_quality", "train", "retrieve", "pooled",
-          "retrieval_quality", "read", "ewek", "holmes", "score", "report")
+          "retrieval_quality", "read", "ewek", "holmes", "score", "report", "ask")
 
 # each chain: the stages it runs, upstream first
 CHAINS = {
@@ -35,6 +35,7 @@ CHAINS = {
               "holmes", "score"],
     "report": ["ingest", "passages", "embed", "kg", "train", "retrieve", "read", "ewek",
                "holmes", "score", "report"],
+    "ask": ["ingest", "passages", "embed", "kg", "train", "retrieve", "ask"],
 }
 
 

@@ -27,7 +27,7 @@ from tqdm.auto import tqdm
 from kgp_kedro.corpus.errors import DatasetFormatError
 from kgp_kedro.corpus.readers.base import DATASET_READERS, DatasetReader
 from kgp_kedro.corpus.readers.formats import FileReadError, read_file, supported_suffixes
-from kgp_kedro.corpus.readers.records import _records
+from kgp_kedro.corpus.readers.records import _given_questions, _records
 from kgp_kedro.corpus.readers.rows import Rows, _document_row, _question_row
 
 logger = logging.getLogger(__name__)
@@ -120,7 +120,8 @@ def scan_documents_folder(folder: Path, source: str = "") -> tuple[list[tuple[st
 
 
 def read_documents(path: Path, source: str, limit: int | None = None,
-                   skipped: Rows | None = None) -> tuple[Rows, Rows]:
+                   skipped: Rows | None = None, questions: str | Path | list[str] | None = None
+                   ) -> tuple[Rows, Rows]:
     """Read a folder of user documents (PDF, DOCX, HTML, Markdown, text; recursively) and its
     ``questions.jsonl``.
 
@@ -134,16 +135,26 @@ def read_documents(path: Path, source: str, limit: int | None = None,
     HTML page's its ``<title>``, a DOCX file's its title property (or first Title/level-1
     heading); otherwise the file name. Files not read (see :func:`scan_documents_folder`), files
     a reader failed on and pages without text are appended to ``skipped``.
+
+    ``questions``, when given, replaces the folder's ``questions.jsonl``: a list of question
+    texts, or a file anywhere (``.txt``: one question a line; ``.jsonl``/``.json``: records as
+    above, ``id`` optional); a question without an id gets ``q<n>``, its position.
     """
     if not path.is_dir():
         raise DatasetFormatError(path, "folder", "expected a folder of documents")
     root = path.resolve()
     questions_file = path / QUESTIONS_FILE
-    if not questions_file.is_file():
-        raise DatasetFormatError(questions_file, "file", "missing questions file")
-    if not _inside(questions_file.resolve(), root):
-        raise DatasetFormatError(questions_file, "file", f"symlink to {questions_file.resolve()}"
-                                 ", outside the documents folder: refused")
+    if questions is None:
+        if not questions_file.is_file():
+            raise DatasetFormatError(questions_file, "file", "missing questions file")
+        if not _inside(questions_file.resolve(), root):
+            raise DatasetFormatError(questions_file, "file", "symlink to "
+                                     f"{questions_file.resolve()}, outside the documents "
+                                     "folder: refused")
+    elif not isinstance(questions, list):
+        questions = Path(questions)
+        if not questions.is_file():
+            raise DatasetFormatError(questions, "file", "missing questions file")
     files, skipped_here = scan_documents_folder(path, source)
     if skipped is not None:
         skipped.extend(skipped_here)
@@ -185,9 +196,11 @@ def read_documents(path: Path, source: str, limit: int | None = None,
             if skipped_here else ""))
     names = {d["doc_id"].split("/", 1)[1] for d in documents}
 
-    questions: Rows = []
+    records = (_records(questions_file, limit, "id") if questions is None
+               else _given_questions(questions, limit, "id"))
+    rows: Rows = []
     supporting: set[str] = set()
-    for rec in _records(questions_file, limit, "id"):
+    for rec in records:
         docs = rec.get_list_of("supporting_docs", str, optional=True) or []
         unknown = sorted(set(docs) - names)
         if unknown:
@@ -209,16 +222,16 @@ def read_documents(path: Path, source: str, limit: int | None = None,
                             meta=json.dumps({"supporting_docs": docs, **(
                                 {"structure": structure} if structure is not None else {})}))
         row["collection_id"] = collection_id
-        questions.append(row)
+        rows.append(row)
     for doc in documents:
         doc["is_supporting"] = doc["doc_id"].split("/", 1)[1] in supporting
-    return questions, documents
+    return rows, documents
 
 
 @DATASET_READERS.register("documents")
 class DocumentsReader(DatasetReader):
     questions_file = QUESTIONS_FILE
 
-    def read(self, path: Path, source: str, limit: int | None, skipped: Rows
-             ) -> tuple[Rows, Rows]:
-        return read_documents(path, source, limit, skipped)
+    def read(self, path: Path, source: str, limit: int | None, skipped: Rows,
+             questions: str | list[str] | None = None) -> tuple[Rows, Rows]:
+        return read_documents(path, source, limit, skipped, questions)
