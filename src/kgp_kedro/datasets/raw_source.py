@@ -115,7 +115,7 @@ class RawSourceDataset(AbstractDataset[None, "SourceRead"]):
 
     def _describe(self) -> dict[str, Any]:
         return {"dataset": self._dataset, "path": self._path, "limit": self._limit,
-                "questions": self._questions}
+                **({"questions": self._questions} if self._questions is not None else {})}
 
     def _exists(self) -> bool:
         return Path(self._path).exists()
