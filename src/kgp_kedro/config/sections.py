@@ -51,6 +51,9 @@ class IngestParams(Params):
     negatives_per_question: NonNegInt = 20   # seeded negative documents per collection (§8.1)
     seed: Int = 42
     qa_questions_per_source: PosInt | None = 3   # questions the reader answers; null: all
+    # a documents folder's parsed files, kept by the sha256 of their content: an unchanged file
+    # is not parsed again, a changed one alone is; null: no cache
+    parse_cache: str | None = "data/02_intermediate/cache/parsed_files"
 
 
 class PassagesParams(Params):

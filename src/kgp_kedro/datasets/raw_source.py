@@ -61,10 +61,12 @@ def raw_source_catalog(parameters: Mapping[str, Any]) -> dict[str, dict[str, Any
     parameters = with_ask_folder(parameters)
     if not parameters.get("ingest"):
         return {}
-    sources = validate(IngestParams, parameters["ingest"], "ingest").sources
+    ingest = validate(IngestParams, parameters["ingest"], "ingest")
+    sources = ingest.sources
     return {name: {"type": f"{__name__}.RawSourceDataset", "dataset": source.dataset,
                    "path": source.path, "limit": source.limit, "source": source_name,
                    "param_key": f"ingest.sources[{i}]", "questions": source.questions,
+                   "parse_cache": ingest.parse_cache,
                    "metadata": {"kedro-viz": {"layer": LAYER, "preview_args": {"nrows": 5}}}}
             for i, (source, name, source_name) in enumerate(
                 zip(sources, raw_source_names(sources), source_names(sources)))}
@@ -89,15 +91,16 @@ class RawSourceDataset(AbstractDataset[None, "SourceRead"]):
         source: the rows' ``source`` (default: ``dataset``).
         param_key: the parameter key of this source, e.g. ``ingest.sources[0]``.
         questions: a documents folder's questions from elsewhere (a file or a list).
+        parse_cache: where a documents folder's parsed files are kept (``ingest.parse_cache``).
         metadata: free metadata (kedro-viz's layer).
     """
 
     def __init__(self, *, dataset: str, path: str, limit: int | None = None,
                  source: str | None = None, param_key: str | None = None,
-                 questions: str | list[str] | None = None,
+                 questions: str | list[str] | None = None, parse_cache: str | None = None,
                  metadata: dict[str, Any] | None = None) -> None:
         self._dataset, self._path, self._limit = dataset, str(path), limit
-        self._questions = questions
+        self._questions, self._parse_cache = questions, parse_cache
         self._source = source or dataset
         self._param_key = param_key
         self.metadata = metadata
@@ -106,7 +109,8 @@ class RawSourceDataset(AbstractDataset[None, "SourceRead"]):
         from kgp_kedro.corpus.readers import read_source_with_skipped
 
         return read_source_with_skipped(self._dataset, self._path, self._source, self._limit,
-                                        param_key=self._param_key, questions=self._questions)
+                                        param_key=self._param_key, questions=self._questions,
+                                        parse_cache=self._parse_cache)
 
     def save(self, data: Any) -> None:
         where = f" ({self._param_key})" if self._param_key else ""

@@ -22,11 +22,10 @@ import os
 from collections import Counter
 from pathlib import Path, PurePosixPath
 
-from tqdm.auto import tqdm
-
 from kgp_kedro.corpus.errors import DatasetFormatError
 from kgp_kedro.corpus.readers.base import DATASET_READERS, DatasetReader
-from kgp_kedro.corpus.readers.formats import FileReadError, read_file, supported_suffixes
+from kgp_kedro.corpus.readers.formats import FileReadError, supported_suffixes
+from kgp_kedro.corpus.readers.parse_cache import read_files
 from kgp_kedro.corpus.readers.records import _given_questions, _records
 from kgp_kedro.corpus.readers.rows import Rows, _document_row, _question_row
 
@@ -120,8 +119,8 @@ def scan_documents_folder(folder: Path, source: str = "") -> tuple[list[tuple[st
 
 
 def read_documents(path: Path, source: str, limit: int | None = None,
-                   skipped: Rows | None = None, questions: str | Path | list[str] | None = None
-                   ) -> tuple[Rows, Rows]:
+                   skipped: Rows | None = None, questions: str | Path | list[str] | None = None,
+                   parse_cache: str | None = None) -> tuple[Rows, Rows]:
     """Read a folder of user documents (PDF, DOCX, HTML, Markdown, text; recursively) and its
     ``questions.jsonl``.
 
@@ -139,6 +138,8 @@ def read_documents(path: Path, source: str, limit: int | None = None,
     ``questions``, when given, replaces the folder's ``questions.jsonl``: a list of question
     texts, or a file anywhere (``.txt``: one question a line; ``.jsonl``/``.json``: records as
     above, ``id`` optional); a question without an id gets ``q<n>``, its position.
+    ``parse_cache``: a folder where each file's parse is kept by its content's sha256
+    (:mod:`~kgp_kedro.corpus.readers.parse_cache`): an unchanged file is not parsed again.
     """
     if not path.is_dir():
         raise DatasetFormatError(path, "folder", "expected a folder of documents")
@@ -168,10 +169,10 @@ def read_documents(path: Path, source: str, limit: int | None = None,
             skipped.append(row)
         skipped_here.append(row)
 
-    for name, file in tqdm(files, desc=f"read {source}", leave=False, disable=None):
-        try:
-            content = read_file(file)
-        except FileReadError as exc:
+    read = read_files([file for _, file in files], parse_cache, desc=f"read {source}")
+    for (name, file), content in zip(files, read):
+        if isinstance(content, FileReadError):
+            exc = content
             where = f"page {exc.page}: " if exc.page is not None else ""
             logger.warning("%s/%s: %s%s: skipped", path, name, where, exc.reason)
             skip(name, "unreadable", where + exc.reason)
@@ -231,7 +232,9 @@ def read_documents(path: Path, source: str, limit: int | None = None,
 @DATASET_READERS.register("documents")
 class DocumentsReader(DatasetReader):
     questions_file = QUESTIONS_FILE
+    options = ("questions", "parse_cache")
 
     def read(self, path: Path, source: str, limit: int | None, skipped: Rows,
-             questions: str | list[str] | None = None) -> tuple[Rows, Rows]:
-        return read_documents(path, source, limit, skipped, questions)
+             questions: str | list[str] | None = None, parse_cache: str | None = None
+             ) -> tuple[Rows, Rows]:
+        return read_documents(path, source, limit, skipped, questions, parse_cache)
