@@ -76,3 +76,14 @@ def test_conf_local_credentials_are_read_under_another_env(tmp_path, monkeypatch
     assert os.environ["OPENAI_API_KEY"] == "sk-local"
     assert os.environ["TAGME_TOKEN"] == "other-token"
     assert "llm.api_key" in caplog.text and "sk-local" not in caplog.text
+
+
+def test_an_ask_run_without_a_folder_stops_naming_the_key(tmp_path):
+    """`kedro run --env ask` alone would ask base's benchmark questions: it stops first."""
+    from kgp_kedro.config import ParameterError
+
+    project = make_project(tmp_path)
+    with pytest.raises(ParameterError, match=r"^ask\.folder: missing"):
+        run_pipeline(project, "__default__", env="ask")
+    written = [p for p in (project / "data").rglob("*") if p.is_file() and "01_raw" not in p.parts]
+    assert written == []

@@ -30,12 +30,24 @@ class ValidateParameters:
             pipelines.set_requested(requested)
 
 
+def require_ask_folder(ask: dict, ingest: dict) -> None:
+    """An ask run needs ``ask.folder`` (or a documents folder among ``ingest.sources``)."""
+    from kgp_kedro.config.base import ParameterError
+
+    if ask.get("folder") is None and not any(
+            source.get("dataset") == "documents" for source in ingest.get("sources") or []):
+        raise ParameterError("ask.folder", "missing: the folder of documents to ask, e.g. "
+                             "kedro run --env ask --params \"ask.folder=<dir>,"
+                             "ask.questions=<questions.txt>\"")
+
+
 class RawSourcesExist:
     """A raw source the run reads whose path does not exist stops the run before any node,
     naming the parameter key: a ``raw_<source>`` dataset (an ``ingest.sources`` entry), or a
     train file of a stage the run includes (``train.sources``, ``ewek.training.sources``,
-    ``holmes.auxiliary.sources``). Registered last in ``settings.HOOKS`` so that it runs before
-    the other hooks' ``before_pipeline_run``."""
+    ``holmes.auxiliary.sources``); an ask run (the ``ask`` stage) with neither ``ask.folder``
+    nor a documents folder among the sources stops too, naming ``ask.folder``. Registered last
+    in ``settings.HOOKS`` so that it runs before the other hooks' ``before_pipeline_run``."""
 
     TRAIN_FILES = {"params:train": ("sources",), "params:ewek": ("training", "sources"),
                    "params:holmes": ("auxiliary", "sources")}
@@ -46,6 +58,8 @@ class RawSourcesExist:
         from kgp_kedro.datasets.raw_source import RawSourceDataset
 
         inputs = pipeline.inputs()
+        if "params:ask" in inputs and "params:ask" in catalog:
+            require_ask_folder(catalog.load("params:ask"), catalog.load("params:ingest"))
         for name in sorted(inputs):
             dataset = catalog.get(name) if name in catalog else None
             if isinstance(dataset, RawSourceDataset):
