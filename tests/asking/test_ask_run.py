@@ -1,18 +1,21 @@
 """`kedro run --env ask` end to end against a real OpenAI-compatible server (llama-cpp-python's
-own server with the packaged model, the session's ``llama_server``): a folder of two real files
-(a PDF, a Markdown note) asked a plain-text question file without ids, then one more question
-on the command line. The answers report is written under the ask env's own data/ask/, every
-answer cites a passage by file and page or heading, and the second run parses no file."""
+own server with the packaged model, the session's ``llama_server``, set in conf/ask as
+docs/ask.md tells): a folder of two real files (a PDF, a Markdown note) asked a plain-text
+question file without ids, then one more question on the command line. The answers report is
+written under the ask env's own data/ask/, every answer cites a passage by file and page or
+heading, the second run parses no file, and notebooks/ask.ipynb shows the run and answers a new
+question over its graph."""
 from __future__ import annotations
 
 import json
 
 import pandas as pd
 import pytest
+import yaml
 
 from kgp_kedro.corpus.readers import parse_cache
 from tests.corpus.files import make_pdf
-from tests.projects import make_project, run_pipeline
+from tests.projects import execute_notebook, make_project, notebook_outputs, run_pipeline
 
 pytestmark = pytest.mark.slow
 
@@ -38,9 +41,11 @@ def test_ask_answers_a_folder_through_a_local_server_with_cited_sources(
     asked = project / "questions.txt"
     question = f"What is {texts[0][0]}?"
     asked.write_text(f"{question}\n")
+    env = project / "conf" / "ask" / "parameters.yml"
+    env.write_text(yaml.safe_dump({**yaml.safe_load(env.read_text()),
+                                   "llm": _server_llm(llama_server)}))
     settings = {"ask": {"folder": "my_documents", "questions": "questions.txt", "contexts": 4,
-                        "max_tokens": 48},
-                "llm": _server_llm(llama_server)}
+                        "max_tokens": 48}}
     run_pipeline(project, "__default__", env="ask", runtime_params=settings)
 
     report = (project / "data/ask/08_reporting/answers.md").read_text()
@@ -66,3 +71,10 @@ def test_ask_answers_a_folder_through_a_local_server_with_cited_sources(
     assert parsed == []
     again = _newest(project, "data/ask/08_reporting/ask_answers.parquet")
     assert again["question"].tolist() == [settings["ask"]["question"]]
+
+    # the notebook: the run it shows, and a new question over the run's graph and passages
+    shown = " ".join(str(o.get("text", "")) for o in notebook_outputs(
+        execute_notebook(project / "notebooks" / "ask.ipynb")))
+    assert "Showing run " in shown and "(env ask," in shown
+    new = shown[shown.index("[new]"):]
+    assert "a.pdf, p. " in new or "notes.md, § " in new

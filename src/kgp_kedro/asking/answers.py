@@ -57,12 +57,13 @@ def attribute(reply: str, quotes: list[str]) -> int | None:
 
 def _paths(rows: pd.DataFrame, cited: set[str], places: dict[str, Located]) -> list[str]:
     """The retrieval paths (seed > neighbour ...) that reached the cited passages, each step
-    as its file and page or heading."""
+    as its file and page or heading, and its passage's number in its file (``#n``)."""
     out = []
     for path in rows.sort_values("rank")["path"]:
         steps = str(path).split(" > ") if path else []
         if steps and steps[-1] in cited:
-            out.append(" > ".join(source_label(places[s]) if s in places else s for s in steps))
+            out.append(" > ".join(f"{source_label(places[s])} #{s.rsplit('#', 1)[-1]}"
+                                  if s in places else s for s in steps))
     return list(dict.fromkeys(out))
 
 

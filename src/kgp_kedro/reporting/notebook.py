@@ -87,7 +87,8 @@ def describe_runs(project_path, versions: dict[str, str]) -> str:
     lines = []
     for version, shown in sorted(by_version.items()):
         run = records.get(version)
-        where = (f"env {run.get('env') or 'local'}, pipelines {run.get('pipelines')}, finished "
+        where = (f"env {run.get('env') or 'local'}, pipelines "
+                 f"{run.get('pipelines') or ['__default__']}, finished "
                  f"{run.get('finished')}, commit {(run.get('git_commit') or '?')[:10]}"
                  if run else "not in data/.runs/complete.jsonl")
         lines.append(f"Showing run {version} ({where}): {', '.join(shown)}")
