@@ -104,7 +104,8 @@ def test_results_show_every_table2_method_or_say_it_did_not_run(notebook_run):
                                           ("retrieval.ipynb",
                                            "kedro run --pipelines retrieval_quality"),
                                           (STRUCTURE, STRUCTURE_COMMAND),
-                                          (ASK, "kedro run --env ask --params")])
+                                          (ASK, 'kedro run --env ask --params "ask.folder=<dir>,'
+                                                'ask.questions=<questions.txt>"')])
 def test_before_any_run_a_notebook_says_which_command_to_run(unrun_project, name, command):
     notebook = execute_notebook(unrun_project / "notebooks" / name, stops=True)
     errors = [o for o in notebook_outputs(notebook) if o.output_type == "error"]
