@@ -84,6 +84,7 @@ def newest_answers(project: Path) -> pd.DataFrame:
 
 def report(answers: pd.DataFrame, supporting: dict[str, set[str]], wall: float) -> None:
     cites = answers["citations"].map(json.loads)
+    cited = cites.map(bool)
     paged = cites.map(lambda cs: any(c["page"] is not None for c in cs))
     model_cited = answers["n_cited"] > 0
     top_ok = [row.top_file in supporting[row.question] for row in answers.itertuples()]
@@ -94,7 +95,8 @@ def report(answers: pd.DataFrame, supporting: dict[str, set[str]], wall: float) 
           f"({llm / n:.1f} s a question, {answers['prompt_tokens'].mean():.0f} prompt + "
           f"{answers['completion_tokens'].mean():.0f} completion tokens), the rest "
           f"{wall - llm:.0f} s")
-    print(f"  answers citing a passage by file and page: {int(paged.sum())}/{n} (cited by the "
+    print(f"  answers citing a passage: {int(cited.sum())}/{n}, by file and page: "
+          f"{int(paged.sum())}/{n}, the others by file and heading (cited by the "
           f"model: {int(model_cited.sum())}, attributed: {int(answers['attributed'].sum())}; "
           f"citations dropped: {int(answers['n_dropped'].sum())})")
     print(f"  top cited file a supporting document: {sum(top_ok)}/{n} = {sum(top_ok) / n:.2f} "
