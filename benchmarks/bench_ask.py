@@ -114,8 +114,9 @@ def main() -> None:
     project = work / "clone"
     if not project.exists():
         subprocess.run(["git", "clone", "-q", str(ROOT), str(project)], check=True)
-    print(f"project: fresh clone of {ROOT} at "
-          f"{subprocess.run(['git', '-C', str(project), 'rev-parse', '--short', 'HEAD'], capture_output=True, text=True).stdout.strip()}; "
+    commit = subprocess.run(["git", "-C", str(project), "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip()
+    print(f"project: fresh clone of {ROOT} at {commit}; "
           f"load {os.getloadavg()[0]:.1f}; {os.cpu_count()} CPUs")
     if args.structural:
         folder = project / "data/01_raw/structural_benchmark"

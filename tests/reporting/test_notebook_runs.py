@@ -16,7 +16,8 @@ def test_loads_name_their_run_and_pin_to_an_older_one(tmp_path, capsys):
     path = str(tmp_path / "data" / "answers.parquet")
     runs = []
     for version, value in (("2026-01-01T00.00.00.000Z", 1), ("2026-01-02T00.00.00.000Z", 2)):
-        TableDataset(filepath=path, version=Version(None, version)).save(pd.DataFrame({"x": [value]}))
+        TableDataset(filepath=path, version=Version(None, version)).save(
+            pd.DataFrame({"x": [value]}))
         runs.append({"version": version, "env": "ask", "pipelines": None,
                      "finished": version, "git_commit": "abcdef1234567", "datasets":
                      {"answers": f"{path}/{version}"}})

@@ -21,7 +21,8 @@ from kgp_kedro.reading.reader import prompt_budget, ranked_contexts
 logger = logging.getLogger(__name__)
 
 ASK_COLUMNS = ["source", "question_id", "question", "method", "answer", "raw_response",
-               "citations", "sources", "n_cited", "attributed", "n_dropped", "dropped", "context_ids",
+               "citations", "sources", "n_cited", "attributed", "n_dropped", "dropped",
+               "context_ids",
                "paths", "top_file", "sanity_method", "sanity_top_file", "retrieval_ms",
                "latency_ms", "prompt_tokens", "completion_tokens", "cached", "error"]
 
