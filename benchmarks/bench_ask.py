@@ -20,6 +20,7 @@ document.
 Usage::
 
     python benchmarks/bench_ask.py [--pdfs 6] [--structural] [--workdir /tmp/ask_bench]
+        [--params llm.local.n_threads=1]
 """
 from __future__ import annotations
 
@@ -60,9 +61,10 @@ def make_pdfs(folder: Path, n: int, offset: int) -> list[tuple[str, str]]:
 
 
 def run_ask(project: Path, folder: Path, questions: Path | None, question: str | None,
-            cache: str) -> tuple[float, str]:
-    """One ``kedro run --env ask`` in ``project``: its wall time (s) and log."""
-    params = [f"ask.folder={folder}", f"llm.cache={cache}"]
+            cache: str, extra: list[str]) -> tuple[float, str]:
+    """One ``kedro run --env ask`` in ``project`` (``extra``: more ``--params``): its wall time
+    (s) and log."""
+    params = [f"ask.folder={folder}", f"llm.cache={cache}", *extra]
     params.append(f"ask.questions={questions}" if questions else f"ask.question={question}")
     env = dict(os.environ, KEDRO_DISABLE_TELEMETRY="1", HF_HUB_OFFLINE="1",
                TRANSFORMERS_OFFLINE="1", PYTHONPATH=str(project / "src"), COLUMNS="200")
@@ -109,7 +111,10 @@ def main() -> None:
     parser.add_argument("--offset", type=int, default=60)
     parser.add_argument("--structural", action="store_true")
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/ask_bench"))
+    parser.add_argument("--params", default="", help="more kedro --params, e.g. "
+                        "llm.local.n_threads=1")
     args = parser.parse_args()
+    extra = [p for p in args.params.split(",") if p]
     work = args.workdir
     project = work / "clone"
     if not project.exists():
@@ -128,7 +133,8 @@ def main() -> None:
                                                    "supporting_docs": q["supporting_docs"]})
                                        for q in content) + "\n")
         supporting = {q["question"]: set(q["supporting_docs"]) for q in content}
-        wall, _ = run_ask(project, folder, questions, None, f"{work}/calls_structural.sqlite")
+        wall, _ = run_ask(project, folder, questions, None, f"{work}/calls_structural.sqlite",
+                          extra)
         print(f"structural benchmark: {len(content)} content questions over 12 files")
         report(newest_answers(project), supporting, wall)
         return
@@ -138,13 +144,13 @@ def main() -> None:
     questions.write_text("".join(f"{q}\n" for q, _ in asked))
     supporting = {q: {name} for q, name in asked}
     cache = f"{work}/calls_{int(time.time())}.sqlite"
-    wall, log = run_ask(project, folder, questions, None, cache)
+    wall, log = run_ask(project, folder, questions, None, cache, extra)
     print(f"{len(asked)} questions over {args.pdfs} unseen PDFs ({folder}), embedded reader:")
     report(newest_answers(project), supporting, wall)
     parsed = re.findall(r"Parsed files: (.*?)in [\d.]+ s", " ".join(log.split()))
     print(f"  parse cache, first run: {parsed}")
     again = f"What does {asked[0][1]} say about {asked[0][0].split()[-1].rstrip('?')}?"
-    wall, log = run_ask(project, folder, None, again, cache)
+    wall, log = run_ask(project, folder, None, again, cache, extra)
     parsed = re.findall(r"Parsed files: (.*?)in [\d.]+ s", " ".join(log.split()))
     print(f"  second run, one new question: wall {wall:.0f} s; parse cache: {parsed}")
 
