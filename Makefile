@@ -102,7 +102,7 @@ run-all: $(LLM_STAMP)
 # reader on the embedded LLM: a few minutes on 2 CPUs (conf/demo/parameters.yml)
 demo: $(LLM_STAMP)
 	$(BIN)/kedro run --env demo
-	@echo "Outputs: data/08_reporting/ (every figure and table, versioned); notebooks/ read them"
+	@echo "Outputs: data/demo/08_reporting/ (every figure and table, versioned); KEDRO_ENV=demo make lab: the notebooks read them"
 
 test: $(TEST_STAMP)
 	$(BIN)/python -m pytest

@@ -130,3 +130,42 @@ def dask_client():
                                   dashboard_address=None) as cluster, \
             distributed.Client(cluster, set_as_default=False) as client:
         yield client
+
+
+@pytest.fixture(scope="session")
+def llama_server():
+    """llama-cpp-python's own OpenAI-compatible server (``python -m llama_cpp.server``) on
+    127.0.0.1 with the packaged model (window 1024, alias ``qwen-local``): its base URL. One
+    process for the session, shared by the tests of the openai backend and of the ask run."""
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    from kgp_kedro.llm import resolve_gguf
+
+    model = resolve_gguf("qwen2.5-coder-0.5b-instruct-q4_k_m", cache_dir=MODEL_CACHE)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
+         "--port", str(port), "--n_ctx", "1024", "--model_alias", "qwen-local"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base_url = f"http://127.0.0.1:{port}/v1"
+    try:
+        for _ in range(120):
+            try:
+                urllib.request.urlopen(f"{base_url}/models", timeout=1)
+                break
+            except OSError:
+                if server.poll() is not None:
+                    pytest.fail(f"llama_cpp.server exited with {server.returncode}")
+                time.sleep(0.5)
+        else:
+            pytest.fail("llama_cpp.server did not come up within 60 s")
+        yield base_url
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

@@ -54,3 +54,36 @@ def test_a_missing_train_file_stops_the_run_before_any_node_naming_the_key(tmp_p
         run_pipeline(project, stage, runtime_params=runtime)
     written = [p for p in (project / "data").rglob("*") if p.is_file() and "01_raw" not in p.parts]
     assert written == []
+
+
+def test_conf_local_credentials_are_read_under_another_env(tmp_path, monkeypatch, caplog):
+    """`--env X` replaces conf/local, where credentials.yml lives: its key still reaches the
+    environment (the env's own credentials file winning key by key), and is not logged."""
+    from kgp_kedro.pipelines.parameters import ConfigLoader
+
+    conf = tmp_path / "conf"
+    for env in ("base", "local", "other"):
+        (conf / env).mkdir(parents=True)
+    (conf / "local" / "credentials.yml").write_text(
+        "llm: {api_key: sk-local}\ntagme: {token: local-token}\n")
+    (conf / "other" / "credentials.yml").write_text("tagme: {token: other-token}\n")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("TAGME_TOKEN", raising=False)
+    loader = ConfigLoader(conf_source=str(conf), env="other", base_env="base",
+                          default_run_env="local")
+    with caplog.at_level("DEBUG"):
+        CredentialsToEnvironment().after_context_created(SimpleNamespace(config_loader=loader))
+    assert os.environ["OPENAI_API_KEY"] == "sk-local"
+    assert os.environ["TAGME_TOKEN"] == "other-token"
+    assert "llm.api_key" in caplog.text and "sk-local" not in caplog.text
+
+
+def test_an_ask_run_without_a_folder_stops_naming_the_key(tmp_path):
+    """`kedro run --env ask` alone would ask base's benchmark questions: it stops first."""
+    from kgp_kedro.config import ParameterError
+
+    project = make_project(tmp_path)
+    with pytest.raises(ParameterError, match=r"^ask\.folder: missing"):
+        run_pipeline(project, "__default__", env="ask")
+    written = [p for p in (project / "data").rglob("*") if p.is_file() and "01_raw" not in p.parts]
+    assert written == []

@@ -30,12 +30,24 @@ class ValidateParameters:
             pipelines.set_requested(requested)
 
 
+def require_ask_folder(ask: dict, ingest: dict) -> None:
+    """An ask run needs ``ask.folder`` (or a documents folder among ``ingest.sources``)."""
+    from kgp_kedro.config.base import ParameterError
+
+    if ask.get("folder") is None and not any(
+            source.get("dataset") == "documents" for source in ingest.get("sources") or []):
+        raise ParameterError("ask.folder", "missing: the folder of documents to ask, e.g. "
+                             "kedro run --env ask --params \"ask.folder=<dir>,"
+                             "ask.questions=<questions.txt>\"")
+
+
 class RawSourcesExist:
     """A raw source the run reads whose path does not exist stops the run before any node,
     naming the parameter key: a ``raw_<source>`` dataset (an ``ingest.sources`` entry), or a
     train file of a stage the run includes (``train.sources``, ``ewek.training.sources``,
-    ``holmes.auxiliary.sources``). Registered last in ``settings.HOOKS`` so that it runs before
-    the other hooks' ``before_pipeline_run``."""
+    ``holmes.auxiliary.sources``); an ask run (the ``ask`` stage) with neither ``ask.folder``
+    nor a documents folder among the sources stops too, naming ``ask.folder``. Registered last
+    in ``settings.HOOKS`` so that it runs before the other hooks' ``before_pipeline_run``."""
 
     TRAIN_FILES = {"params:train": ("sources",), "params:ewek": ("training", "sources"),
                    "params:holmes": ("auxiliary", "sources")}
@@ -46,6 +58,8 @@ class RawSourcesExist:
         from kgp_kedro.datasets.raw_source import RawSourceDataset
 
         inputs = pipeline.inputs()
+        if "params:ask" in inputs and "params:ask" in catalog:
+            require_ask_folder(catalog.load("params:ask"), catalog.load("params:ingest"))
         for name in sorted(inputs):
             dataset = catalog.get(name) if name in catalog else None
             if isinstance(dataset, RawSourceDataset):
@@ -61,10 +75,39 @@ class RawSourcesExist:
                                     f"{name.removeprefix('params:')}.{'.'.join(keys)}[{i}]")
 
 
+def _credentials(loader) -> dict:
+    """The credentials of ``loader`` (base and its env; none: ``{}``)."""
+    try:
+        return dict(loader["credentials"] or {})
+    except Exception:  # noqa: BLE001 - no credentials file is the normal case
+        return {}
+
+
+def run_credentials(loader) -> dict:
+    """The session's credentials: conf/local's under whichever env runs (``--env X`` replaces
+    conf/local, whose credentials file is where secrets live), the run env's own winning key by
+    key."""
+    found = _credentials(loader)
+    default = getattr(loader, "default_run_env", None)
+    if not default or (getattr(loader, "env", None) or default) == default:
+        return found
+    from kedro.config import OmegaConfigLoader
+
+    local = _credentials(OmegaConfigLoader(conf_source=str(loader.conf_source), env=default,
+                                           base_env=loader.base_env,
+                                           default_run_env=default))
+    merged = dict(local)
+    for section, values in found.items():
+        both = isinstance(values, dict) and isinstance(local.get(section), dict)
+        merged[section] = {**local[section], **values} if both else values
+    return merged
+
+
 class CredentialsToEnvironment:
-    """Expose secrets of ``conf/local/credentials.yml`` to the libraries that read them from
-    the environment (the TagMe linker reads ``TAGME_TOKEN``, the openai LLM backend
-    ``OPENAI_API_KEY``). A variable already set wins::
+    """Expose secrets of ``conf/local/credentials.yml`` (read under any ``--env``; an env's own
+    credentials file wins) to the libraries that read them from the environment (the TagMe
+    linker reads ``TAGME_TOKEN``, the openai LLM backend ``OPENAI_API_KEY``). A variable
+    already set wins; a value is never logged::
 
         # conf/local/credentials.yml
         tagme:
@@ -77,10 +120,7 @@ class CredentialsToEnvironment:
 
     @hook_impl
     def after_context_created(self, context) -> None:
-        try:
-            credentials = context.config_loader["credentials"]
-        except Exception:  # noqa: BLE001 - no credentials file is the normal case
-            return
+        credentials = run_credentials(context.config_loader)
         for (section, key), variable in self.VARIABLES.items():
             value = (credentials.get(section) or {}).get(key)
             if value and not os.environ.get(variable):

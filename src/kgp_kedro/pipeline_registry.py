@@ -14,7 +14,7 @@ from kgp_kedro.config.base import ParameterError
 from kgp_kedro.pipelines.parameters import active
 
 STAGES = ("ingest", "passages", "embed", "kg", "kg_quality", "train", "retrieve", "pooled",
-          "retrieval_quality", "read", "ewek", "holmes", "score", "report")
+          "retrieval_quality", "read", "ewek", "holmes", "score", "report", "ask")
 
 # each chain: the stages it runs, upstream first
 CHAINS = {
@@ -35,7 +35,12 @@ CHAINS = {
               "holmes", "score"],
     "report": ["ingest", "passages", "embed", "kg", "train", "retrieve", "read", "ewek",
                "holmes", "score", "report"],
+    "ask": ["ingest", "passages", "embed", "kg", "train", "retrieve", "ask"],
 }
+
+# chains that run only the nodes their final outputs need (an ask run computes no passage
+# embeddings unless its KG or methods use them)
+TARGETS = {"ask": ("ask_report_md", "ask_report_html")}
 
 
 def register_pipelines() -> dict[str, Pipeline]:
@@ -63,6 +68,9 @@ def _compose(params) -> dict[str, Pipeline]:
         f"kgp_kedro.pipelines.{name}.pipeline").create_pipeline(params)) for name in STAGES}
     pipelines = {name: sum((stages[s] for s in chain), Pipeline([]))
                  for name, chain in CHAINS.items()}
+    for name, targets in TARGETS.items():
+        if set(targets) <= pipelines[name].all_outputs():
+            pipelines[name] = pipelines[name].to_outputs(*targets)
     for i, name in enumerate(params.pipelines.default):
         if name not in CHAINS:
             raise ParameterError(f"pipelines.default[{i}]", f"{name!r} is not a pipeline "

@@ -42,7 +42,7 @@ def test_the_shipped_parameters_validate():
     params = validate_parameters(SHIPPED)
     assert set(SHIPPED) == {"ingest", "passages", "embed", "kg", "kg_quality", "retrieve",
                             "pooled", "retrieval_quality", "llm", "read", "score", "report",
-                            "ewek", "holmes", "pipelines", "train", "dask"}
+                            "ewek", "holmes", "pipelines", "train", "dask", "ask"}
     assert [s.dataset for s in params.ingest.sources] == ["hotpotqa", "musique",
                                                           "2wikimultihopqa"]
     assert list(params.variants) == ["tfidf", "knn_st", "tagme"]
@@ -243,3 +243,47 @@ def test_a_default_pipeline_that_is_not_a_chain(raw):
         build_pipelines(raw)
     assert info.value.key == "pipelines.default[1]"
     assert "'reports' is not a pipeline" in str(info.value)
+
+
+def _ask_env(runtime_params: dict | None = None) -> dict:
+    from kgp_kedro import settings
+
+    return settings.CONFIG_LOADER_CLASS(conf_source=str(ROOT / "conf"), env="ask",
+                                        runtime_params=runtime_params,
+                                        **settings.CONFIG_LOADER_ARGS)["parameters"]
+
+
+def test_the_ask_env_takes_a_folder_and_questions_as_scalar_params(tmp_path):
+    """`--env ask --params ask.folder=..,ask.questions=..` (or ask.question=..): the folder is
+    the run's one ingest source, asked those questions; `kedro run --env ask` runs the ask
+    chain (one KG, KGP and BM25, no read / score / report)."""
+    from kgp_kedro.pipeline_registry import build_pipelines
+
+    asked = tmp_path / "questions.txt"
+    asked.write_text("Who?\n")
+    raw = _ask_env({"ask": {"folder": str(tmp_path), "questions": str(asked)}})
+    assert raw["ingest"]["sources"] == [{"dataset": "documents", "path": str(tmp_path),
+                                         "questions": str(asked), "limit": None, "name": None}]
+    pipelines = build_pipelines(raw)
+    default = pipelines["__default__"]
+    assert set(default.nodes) == set(pipelines["ask"].nodes)
+    assert {"ask_report_md", "ask_report_html", "retrieved_kgp_tfidf",
+            "retrieved_bm25"} <= default.all_outputs()
+    assert not {d for d in default.all_outputs() if d.startswith(("answers_", "qa_scores"))}
+    one = _ask_env({"ask": {"folder": str(tmp_path), "question": "Who, exactly?"}})
+    assert one["ingest"]["sources"][0]["questions"] == ["Who, exactly?"]
+
+
+@pytest.mark.parametrize("ask,key", [({"questions": "q.txt"}, "ask.folder"),
+                                     ({"folder": "no/such/folder"}, "ask.folder"),
+                                     ({"folder": ".", "questions": "no/such.txt"},
+                                      "ask.questions"),
+                                     ({"folder": ".", "question": "x", "questions": "x.txt"},
+                                      "ask.question"),
+                                     ({"folder": ".", "method": "nope"}, "ask.method"),
+                                     ({"folder": ".", "sanity": "nope"}, "ask.sanity")])
+def test_ask_mistakes_name_the_key(raw, ask, key):
+    raw["ask"].update(ask)
+    if ask.get("questions") == "x.txt":
+        raw["ask"]["questions"] = str(ROOT / "pyproject.toml")
+    assert _error(raw).key == key

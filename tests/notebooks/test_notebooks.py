@@ -17,7 +17,8 @@ from tests.projects import execute_notebook, make_project, notebook_outputs, run
 pytestmark = pytest.mark.slow
 NOTEBOOKS = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
 STRUCTURE = "structure.ipynb"   # reads the documents env's outputs, not the project run's
-RUN_NOTEBOOKS = [n for n in NOTEBOOKS if n != STRUCTURE]
+ASK = "ask.ipynb"               # reads the ask env's (tests/asking/test_ask_run.py runs it)
+RUN_NOTEBOOKS = [n for n in NOTEBOOKS if n not in (STRUCTURE, ASK)]
 SOURCES = ["hotpotqa", "musique", "2wikimultihopqa"]
 STRUCTURE_COMMAND = "kedro run --env documents --pipelines retrieve"
 STRUCTURE_FILES = 2   # the structural benchmark's first two files: a PDF and a DOCX
@@ -59,7 +60,7 @@ def _assert_no_errors_and_embedded_figures(outputs: list) -> list[dict]:
 
 
 def test_the_notebooks_are_the_ones_tested():
-    assert NOTEBOOKS == ["kg_quality.ipynb", "results.ipynb", "retrieval.ipynb", STRUCTURE]
+    assert NOTEBOOKS == [ASK, "kg_quality.ipynb", "results.ipynb", "retrieval.ipynb", STRUCTURE]
 
 
 @pytest.mark.parametrize("name", RUN_NOTEBOOKS)
@@ -102,7 +103,9 @@ def test_results_show_every_table2_method_or_say_it_did_not_run(notebook_run):
                                           ("results.ipynb", "make run-all"),
                                           ("retrieval.ipynb",
                                            "kedro run --pipelines retrieval_quality"),
-                                          (STRUCTURE, STRUCTURE_COMMAND)])
+                                          (STRUCTURE, STRUCTURE_COMMAND),
+                                          (ASK, 'kedro run --env ask --params "ask.folder=<dir>,'
+                                                'ask.questions=<questions.txt>"')])
 def test_before_any_run_a_notebook_says_which_command_to_run(unrun_project, name, command):
     notebook = execute_notebook(unrun_project / "notebooks" / name, stops=True)
     errors = [o for o in notebook_outputs(notebook) if o.output_type == "error"]

@@ -75,17 +75,17 @@ def test_env_and_params_change_what_runs_exactly_as_they_say(tmp_path, feature_c
     # the base env's variants or methods
     done = _kedro(project, "--env", "small", "--pipelines", "kg")
     assert done.returncode == 0, done.stderr[-3000:]
-    edges = _versions(project, "data/05_model_input/kg_edges_tfidf.parquet")
+    edges = _versions(project, "data/small/05_model_input/kg_edges_tfidf.parquet")
     assert len(edges) == 1
     assert set(pd.read_parquet(edges[0])["setting"]) == {"n_kw=2", "n_kw=5"}
-    assert not _versions(project, "data/05_model_input/kg_edges_tagme.parquet")
-    assert not _versions(project, "data/05_model_input/kg_edges_knn_st.parquet")
+    assert not _versions(project, "data/small/05_model_input/kg_edges_tagme.parquet")
+    assert not _versions(project, "data/small/05_model_input/kg_edges_knn_st.parquet")
     # --params overrides a swept value in that env (and the graph KGP uses, which must be one of
     # the settings built): the run builds exactly that setting
     done = _kedro(project, "--env", "small", "--pipelines", "kg",
                   "--params", "kg.variants.tfidf.sweep.n_kw=3,retrieve.graph.setting.n_kw=3")
     assert done.returncode == 0, done.stderr[-3000:]
-    newest = _versions(project, "data/05_model_input/kg_edges_tfidf.parquet")[-1]
+    newest = _versions(project, "data/small/05_model_input/kg_edges_tfidf.parquet")[-1]
     assert set(pd.read_parquet(newest)["setting"]) == {"n_kw=3"}
     # --params that break a cross-reference fail before any node, naming the key
     done = _kedro(project, "--env", "small", "--pipelines", "kg",

@@ -117,7 +117,7 @@ SECTIONS: dict[str, type[Params]] = {
     "pooled": PooledBlock, "retrieval_quality": s.RetrievalQualityParams, "llm": s.LLMParams,
     "read": s.ReadParams, "score": s.ScoreParams, "report": s.ReportParams,
     "ewek": EwekParams, "holmes": HolmesParams, "pipelines": s.PipelinesParams,
-    "train": TrainParams, "dask": s.DaskParams,
+    "train": TrainParams, "dask": s.DaskParams, "ask": s.AskParams,
 }
 
 
@@ -144,6 +144,7 @@ class Parameters:
     holmes: HolmesParams
     pipelines: s.PipelinesParams
     train: TrainParams
+    ask: s.AskParams
 
     def encoder(self, name: str) -> s.EncoderParams:
         return self.embed.encoders[name]
@@ -156,8 +157,37 @@ def _known(values: list[str], allowed: Mapping[str, Any] | list[str], key: str, 
                                  f"(configured: {', '.join(allowed)})")
 
 
+def with_ask_folder(raw: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``raw`` with ``ask.folder``, when set, as its one ingest source: a documents folder whose
+    questions are ``ask.questions`` (a file) or ``ask.question`` (one question), else its own
+    ``questions.jsonl``. A folder or questions file that does not exist, or both questions
+    keys, are errors naming the ``ask`` key."""
+    from pathlib import Path
+
+    ask = raw.get("ask") or {}
+    folder, file, one = ask.get("folder"), ask.get("questions"), ask.get("question")
+    if folder is None:
+        if file is not None or one is not None:
+            raise ParameterError("ask.folder", "missing: the folder of documents the questions "
+                                 "are asked over (--params ask.folder=<dir>)")
+        return raw
+    if not Path(str(folder)).is_dir():
+        raise ParameterError("ask.folder", f"not a folder: {folder}")
+    if file is not None and one is not None:
+        raise ParameterError("ask.question", "give ask.questions (a file) or ask.question "
+                             "(one question), not both")
+    if file is not None and not Path(str(file)).is_file():
+        raise ParameterError("ask.questions", f"no such file: {file}")
+    source: dict[str, Any] = {"dataset": "documents", "path": str(folder)}
+    if file is not None or one is not None:
+        source["questions"] = str(file) if file is not None else [str(one)]
+    return {**raw, "ingest": {**(raw.get("ingest") or {}), "sources": [source]}}
+
+
 def validate_parameters(raw: Mapping[str, Any]) -> Parameters:
-    """Validate a whole parameter tree (as Kedro's config loader returns it)."""
+    """Validate a whole parameter tree (as Kedro's config loader returns it; ``ask.folder``
+    replaces ``ingest.sources``: :func:`with_ask_folder`)."""
+    raw = with_ask_folder(raw)
     unknown = sorted(set(raw) - set(SECTIONS))
     if unknown:
         raise ParameterError(unknown[0], f"unknown parameter block; the blocks are "
@@ -198,6 +228,12 @@ def validate_parameters(raw: Mapping[str, Any]) -> Parameters:
            "a retrieve.methods entry")
     # report.table*_methods and read.prompt_styles may name methods an env leaves out: the
     # tables show the methods that ran, a style applies to a method when it runs
+    ask: s.AskParams = blocks["ask"]
+    if ask.folder is not None or "ask" in blocks["pipelines"].default:
+        for key, name in (("ask.method", ask.method), ("ask.sanity", ask.sanity)):
+            if name is not None and name not in methods:
+                raise ParameterError(key, f"{name!r} is not a retrieve.methods entry "
+                                     f"(configured: {', '.join(methods)})")
     return Parameters(
         ingest=blocks["ingest"], passages=blocks["passages"], embed=blocks["embed"],
         variants=variants, kg_quality=blocks["kg_quality"], retrieve=retrieve,
@@ -206,7 +242,7 @@ def validate_parameters(raw: Mapping[str, Any]) -> Parameters:
         report=blocks["report"], ewek=_answering("ewek", blocks["ewek"], encoders, methods),
         holmes=_answering("holmes", blocks["holmes"], encoders,
                           {**methods, **blocks["ewek"].methods}),
-        pipelines=blocks["pipelines"], train=blocks["train"])
+        pipelines=blocks["pipelines"], train=blocks["train"], ask=ask)
 
 
 def _answering(block: str, params: EwekParams | HolmesParams, encoders: Mapping[str, Any],
@@ -248,6 +284,7 @@ def _graph_setting(ref: GraphRef, variants: dict[str, Variant], needed: bool) ->
 def complete_parameters(raw: Mapping[str, Any]) -> dict[str, Any]:
     """``raw`` with every default filled in (the models' values), so that every key a node may
     read as ``params:<key>`` exists although the YAML only overrides. Validates first."""
+    raw = with_ask_folder(raw)
     params = validate_parameters(raw)
     tree: dict[str, Any] = {name: validate(model, raw.get(name), name).model_dump(mode="json")
                             for name, model in SECTIONS.items() if name in raw or name != "ingest"}

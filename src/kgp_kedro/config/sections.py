@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, Field, model_validator
 
 from kgp_kedro.config.base import Int, NonNegInt, Params, PosInt
+from kgp_kedro.prompts.ask import ANALYST_INSTRUCTION
 
 
 
@@ -29,6 +30,15 @@ class Source(Params):
     path: str
     limit: NonNegInt | None = None      # the first N questions; null: all
     name: str | None = None             # default: the dataset (file stem appended when repeated)
+    # a documents folder's questions from elsewhere: a .txt file (one question a line), a .jsonl
+    # file ({"question", "id"?, ...} a line) or a list of questions; null: <path>/questions.jsonl
+    questions: str | list[str] | None = None
+
+    @model_validator(mode="after")
+    def _questions_of_a_folder(self) -> Source:
+        if self.questions is not None and self.dataset != "documents":
+            raise ValueError("`questions` is read for a documents folder only")
+        return self
 
 
 class IngestParams(Params):
@@ -50,6 +60,9 @@ class IngestParams(Params):
         ``questions_per_source`` (null: no bound)."""
         bounds = [n for n in (source.limit, self.questions_per_source) if n is not None]
         return min(bounds) if bounds else None
+    # a documents folder's parsed files, kept by the sha256 of their content: an unchanged file
+    # is not parsed again, a changed one alone is; null: no cache
+    parse_cache: str | None = "data/02_intermediate/cache/parsed_files"
 
 
 class PassagesParams(Params):
@@ -173,6 +186,21 @@ class ReportParams(Params):
     bootstrap_resamples: PosInt = 1000
     bootstrap_confidence: float = Field(0.95, gt=0.0, lt=1.0)
     bootstrap_seed: Int = 0
+
+
+class AskParams(Params):
+    """``kedro run --env ask``: cited answers over a folder of your documents."""
+
+    # the folder of documents; when set it is the run's one ingest source (ingest.sources)
+    folder: str | None = None
+    questions: str | None = None   # a .txt (one question a line) or .jsonl file; or:
+    question: str | None = None    # one question (null both: the folder's questions.jsonl)
+    method: str = "kgp_tfidf"      # the retrieve.methods entry whose contexts are answered
+    sanity: str | None = "bm25"    # a retrieve.methods entry whose top file is shown beside
+    contexts: PosInt = 8           # numbered quotes in the prompt at most (cut to fit the window)
+    max_tokens: PosInt = 160       # the answer's tokens at most
+    snippet_chars: PosInt = 240    # of each cited passage in the report
+    instruction: str = ANALYST_INSTRUCTION   # kgp_kedro.prompts.ask
 
 
 class PipelinesParams(Params):

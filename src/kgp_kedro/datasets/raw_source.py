@@ -55,15 +55,18 @@ def raw_source_catalog(parameters: Mapping[str, Any]) -> dict[str, dict[str, Any
     """Catalog entries (as in ``catalog.yml``) of the raw dataset of every ``ingest.sources``
     entry of a parameter tree; none without ``ingest``."""
     from kgp_kedro.config import validate
+    from kgp_kedro.config.project import with_ask_folder
     from kgp_kedro.config.sections import IngestParams
 
+    parameters = with_ask_folder(parameters)
     if not parameters.get("ingest"):
         return {}
     ingest = validate(IngestParams, parameters["ingest"], "ingest")
     sources = ingest.sources
     return {name: {"type": f"{__name__}.RawSourceDataset", "dataset": source.dataset,
                    "path": source.path, "limit": ingest.limit_of(source), "source": source_name,
-                   "param_key": f"ingest.sources[{i}]",
+                   "param_key": f"ingest.sources[{i}]", "questions": source.questions,
+                   "parse_cache": ingest.parse_cache,
                    "metadata": {"kedro-viz": {"layer": LAYER, "preview_args": {"nrows": 5}}}}
             for i, (source, name, source_name) in enumerate(
                 zip(sources, raw_source_names(sources), source_names(sources)))}
@@ -87,13 +90,17 @@ class RawSourceDataset(AbstractDataset[None, "SourceRead"]):
         limit: the first N questions; None: all.
         source: the rows' ``source`` (default: ``dataset``).
         param_key: the parameter key of this source, e.g. ``ingest.sources[0]``.
+        questions: a documents folder's questions from elsewhere (a file or a list).
+        parse_cache: where a documents folder's parsed files are kept (``ingest.parse_cache``).
         metadata: free metadata (kedro-viz's layer).
     """
 
     def __init__(self, *, dataset: str, path: str, limit: int | None = None,
                  source: str | None = None, param_key: str | None = None,
+                 questions: str | list[str] | None = None, parse_cache: str | None = None,
                  metadata: dict[str, Any] | None = None) -> None:
         self._dataset, self._path, self._limit = dataset, str(path), limit
+        self._questions, self._parse_cache = questions, parse_cache
         self._source = source or dataset
         self._param_key = param_key
         self.metadata = metadata
@@ -102,7 +109,8 @@ class RawSourceDataset(AbstractDataset[None, "SourceRead"]):
         from kgp_kedro.corpus.readers import read_source_with_skipped
 
         return read_source_with_skipped(self._dataset, self._path, self._source, self._limit,
-                                        param_key=self._param_key)
+                                        param_key=self._param_key, questions=self._questions,
+                                        parse_cache=self._parse_cache)
 
     def save(self, data: Any) -> None:
         where = f" ({self._param_key})" if self._param_key else ""
@@ -110,7 +118,8 @@ class RawSourceDataset(AbstractDataset[None, "SourceRead"]):
                            "Nodes read raw sources; change ingest.sources to read another file.")
 
     def _describe(self) -> dict[str, Any]:
-        return {"dataset": self._dataset, "path": self._path, "limit": self._limit}
+        return {"dataset": self._dataset, "path": self._path, "limit": self._limit,
+                **({"questions": self._questions} if self._questions is not None else {})}
 
     def _exists(self) -> bool:
         return Path(self._path).exists()
@@ -131,5 +140,6 @@ class RawSourceDataset(AbstractDataset[None, "SourceRead"]):
         from kgp_kedro.corpus.schema import QUESTION_COLUMNS
 
         limit = nrows if self._limit is None else min(nrows, self._limit)
-        rows = read_source_with_skipped(self._dataset, self._path, self._source, limit).questions
+        rows = read_source_with_skipped(self._dataset, self._path, self._source, limit,
+                                        questions=self._questions).questions
         return pd.DataFrame(rows, columns=QUESTION_COLUMNS).to_dict(orient="split")

@@ -47,6 +47,17 @@ def parse_citations(reply: str) -> list[int]:
     return list(dict.fromkeys(found))
 
 
+def keep_citations(text: str, numbers: set[int]) -> str:
+    """``text`` with only the cited ``numbers`` left in its citation marks (``[2, 9]`` ->
+    ``[2]`` when 9 is not kept; a mark left empty is removed)."""
+    def kept(match: re.Match) -> str:
+        left = [n for n in re.split(r"\s*[,;]\s*", match.group(1)) if int(n) in numbers]
+        return f"[{', '.join(left)}]" if left else ""
+
+    text = re.sub(r"[ \t]{2,}", " ", _CITATION.sub(kept, text))
+    return re.sub(r"[ \t]+([.,;:!?])", r"\1", text).strip()
+
+
 def strip_citations(text: str) -> str:
     return " ".join(_CITATION.sub(" ", text).split())
 

@@ -75,6 +75,27 @@ def _selections(config: Any, path: tuple[str, ...],
     return found
 
 
+DATA = "data/"
+RAW = "data/01_raw/"
+
+
+def env_outputs(catalog: Mapping[str, Any], env: str | None) -> dict[str, Any]:
+    """``catalog`` with every dataset written under ``data/`` (not ``data/01_raw``) moved to
+    ``data/<env>/`` (``env`` None: unchanged): the outputs of ``kedro run --env X`` kept apart
+    from the default env's and from every other env's, so a notebook under ``--env X`` shows
+    X's run. Keys starting with ``_`` (YAML anchors) are not datasets."""
+    if not env:
+        return dict(catalog)
+    moved = {}
+    for name, entry in catalog.items():
+        path = entry.get("filepath") if isinstance(entry, Mapping) else None
+        if (not str(name).startswith("_") and isinstance(path, str) and path.startswith(DATA)
+                and not path.startswith(RAW)):
+            entry = {**entry, "filepath": f"{DATA}{env}/{path.removeprefix(DATA)}"}
+        moved[name] = entry
+    return moved
+
+
 class ConfigLoader(OmegaConfigLoader):
     """Kedro's OmegaConfigLoader whose ``parameters`` carry every default of the typed
     parameters (validated first), so ``params:<key>`` exists for every key a node reads, and
@@ -86,7 +107,10 @@ class ConfigLoader(OmegaConfigLoader):
     ``retrieve.methods``, ``embed.encoders``) are selections: an env that names entries of a
     menu runs those entries (each merged with the base entry of its name), not the base's
     others too; ``--params`` adds to the selection. ``retrieve.graph.setting`` and a variant's
-    ``sweep`` are selections too (of hyperparameters)."""
+    ``sweep`` are selections too (of hyperparameters).
+
+    The catalog of an env other than the default run env (``local``) writes under
+    ``data/<env>/`` (:func:`env_outputs`)."""
 
     # a private Kedro hook (no public one hands over the env's raw configs), pinned by
     # tests/test_kedro_private_names.py
@@ -119,5 +143,9 @@ class ConfigLoader(OmegaConfigLoader):
 
             # the merged parameters, not self["parameters"]: only ingest is read (and validated
             # there), so the whole tree is not completed and validated a second time
-            return {**raw_source_catalog(super().__getitem__("parameters")), **value}
+            run_env = self.env or self.default_run_env
+            return env_outputs({**raw_source_catalog(super().__getitem__("parameters")),
+                                **value},
+                               None if run_env in (self.default_run_env, self.base_env)
+                               else run_env)
         return value

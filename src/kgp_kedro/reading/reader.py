@@ -16,7 +16,7 @@ READ_COLUMNS = ["source", "question_id", "method", "answer", "raw_response", "co
                 "latency_ms", "cached", "error"]
 
 
-def _contexts(rows: pd.DataFrame, texts: dict[str, str],
+def ranked_contexts(rows: pd.DataFrame, texts: dict[str, str],
               style: str) -> list[tuple[tuple[str, ...], str]]:
     """``(passage ids, context text)`` in rank order.
 
@@ -72,7 +72,7 @@ def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.
     prompts, meta = [], []
     for q in questions.itertuples(index=False):
         rows = by_question.get(q.question_id)
-        contexts = _contexts(rows, texts, style) if rows is not None else []
+        contexts = ranked_contexts(rows, texts, style) if rows is not None else []
         contexts = contexts[:within_passages([ids for ids, _ in contexts], max_passages)]
         kept = fit_contexts(q.question, [c for _, c in contexts], client.count_tokens, budget,
                             style)

@@ -43,21 +43,56 @@ def prepare_notebook() -> None:
             shell.__dict__.pop(patched, None)
 
 
-def load_outputs(catalog, names: Sequence[str], command: str) -> dict[str, Any]:
-    """``{name: the newest version}`` of each catalog dataset; raises :class:`NotYetRun`
-    naming ``command`` when one has never been saved."""
+def load_outputs(catalog, names: Sequence[str], command: str, context=None,
+                 run: str | None = None) -> dict[str, Any]:
+    """``{name: its newest version}`` of each catalog dataset (``run``: the version a complete
+    run of ``data/.runs/complete.jsonl`` saved, for every versioned dataset: the notebook
+    pinned to that run); raises :class:`NotYetRun` naming ``command`` when one has never been
+    saved. With the notebook's ``context`` it prints the run(s) the loads come from
+    (:func:`describe_runs`)."""
     from kedro.io import DatasetError
+    from kedro.io.core import AbstractVersionedDataset
 
-    loaded, missing = {}, []
+    loaded, missing, versions = {}, [], {}
     for name in names:
+        dataset = catalog.get(name)
+        versioned = isinstance(dataset, AbstractVersionedDataset)
         try:
-            loaded[name] = catalog.load(name)
+            loaded[name] = catalog.load(name, version=run) if run and versioned \
+                else catalog.load(name)
         except DatasetError:
             missing.append(name)
+            continue
+        if versioned:
+            versions[name] = run or dataset.resolve_load_version()
     if missing:
-        raise NotYetRun(f"No run has saved {', '.join(missing)} yet. Run `{command}` in the "
-                        "project folder, then run this notebook again.")
+        saved = f"Run {run} did not save" if run else "No run has saved"
+        raise NotYetRun(f"{saved} {', '.join(missing)}{'' if run else ' yet'}. Run "
+                        f"`{command}` in the project folder, then run this notebook again.")
+    if context is not None:
+        print(describe_runs(context.project_path, versions))
     return loaded
+
+
+def describe_runs(project_path, versions: dict[str, str]) -> str:
+    """One line per run the ``{dataset: version}`` loads come from, with its env, pipelines,
+    finish time and commit from the run manifest (a version the manifest does not hold: said
+    so); pin a notebook to one with ``RUN = "<version>"``."""
+    from kgp_kedro.run_integrity import complete_runs
+
+    records = {run["version"]: run for run in complete_runs(project_path)}
+    by_version: dict[str, list[str]] = {}
+    for name, version in versions.items():
+        by_version.setdefault(version, []).append(name)
+    lines = []
+    for version, shown in sorted(by_version.items()):
+        run = records.get(version)
+        where = (f"env {run.get('env') or 'local'}, pipelines "
+                 f"{run.get('pipelines') or ['__default__']}, finished "
+                 f"{run.get('finished')}, commit {(run.get('git_commit') or '?')[:10]}"
+                 if run else "not in data/.runs/complete.jsonl")
+        lines.append(f"Showing run {version} ({where}): {', '.join(shown)}")
+    return "\n".join(lines)
 
 
 def setting_order(settings: pd.Series) -> pd.Series:

@@ -98,11 +98,15 @@ def require_source_path(dataset: str, path: str | Path, param_key: str | None = 
 
 
 def read_source_with_skipped(dataset: str, path: str | Path, source: str,
-                             limit: int | None = None, *,
-                             param_key: str | None = None) -> SourceRead:
+                             limit: int | None = None, *, param_key: str | None = None,
+                             questions: str | list[str] | None = None,
+                             parse_cache: str | None = None) -> SourceRead:
     """Read one configured source with the reader of its dataset: its questions, documents
     and skipped files (only a ``documents`` folder skips files). ``param_key`` (e.g.
-    ``ingest.sources[0]``) prefixes the key named by parameter errors."""
+    ``ingest.sources[0]``) prefixes the key named by parameter errors; ``questions`` (a
+    documents folder only) replaces the folder's ``questions.jsonl`` and ``parse_cache`` keeps
+    its files' parses (:func:`~kgp_kedro.corpus.readers.documents.read_documents`); a reader
+    that takes neither ignores them."""
     prefix = f"{param_key}." if param_key else ""
     try:
         reader = DATASET_READERS.get(dataset)()
@@ -113,8 +117,11 @@ def read_source_with_skipped(dataset: str, path: str | Path, source: str,
     limit = validate_limit(limit, f"{prefix}limit")
     path = require_source_path(dataset, path, param_key)
     skipped: Rows = []
-    questions, documents = reader.read(path, source, limit, skipped)
-    questions_path = reader.questions_path(path)
+    given = {key: value for key, value in (("questions", questions),
+                                           ("parse_cache", parse_cache))
+             if value is not None and key in reader.options}
+    questions_path = Path(questions) if isinstance(questions, str) else reader.questions_path(path)
+    questions, documents = reader.read(path, source, limit, skipped, **given)
     if not questions:
         raise DatasetFormatError(questions_path, "file", (
             f"no questions selected ({prefix}limit is 0)" if limit == 0

@@ -19,6 +19,9 @@ class DatasetReader:
     name: str
     # the file holding the questions, relative to a source's path (None: the path itself)
     questions_file: str | None = None
+    # the keyword options :meth:`read` takes beyond the common ones (a documents folder:
+    # questions given apart, the parse cache)
+    options: tuple[str, ...] = ()
 
     def read(self, path: Path, source: str, limit: int | None, skipped: Rows
              ) -> tuple[Rows, Rows]:

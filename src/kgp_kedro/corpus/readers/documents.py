@@ -22,12 +22,11 @@ import os
 from collections import Counter
 from pathlib import Path, PurePosixPath
 
-from kgp_kedro import parallel
 from kgp_kedro.corpus.errors import DatasetFormatError
 from kgp_kedro.corpus.readers.base import DATASET_READERS, DatasetReader
-from kgp_kedro.corpus.readers.formats import (FileContent, FileReadError, read_file,
-                                               supported_suffixes)
-from kgp_kedro.corpus.readers.records import _records
+from kgp_kedro.corpus.readers.formats import FileReadError, supported_suffixes
+from kgp_kedro.corpus.readers.parse_cache import read_files
+from kgp_kedro.corpus.readers.records import _given_questions, _records
 from kgp_kedro.corpus.readers.rows import Rows, _document_row, _question_row
 
 logger = logging.getLogger(__name__)
@@ -119,17 +118,9 @@ def scan_documents_folder(folder: Path, source: str = "") -> tuple[list[tuple[st
     return documents, sorted(skipped, key=lambda row: row["path"])
 
 
-def _read(file: Path) -> tuple[FileContent | None, str | None]:
-    """``file``'s content, or why it cannot be read (page included): one task of a documents
-    folder's reading, spread over a Dask cluster's workers when one is active."""
-    try:
-        return read_file(file), None
-    except FileReadError as exc:
-        return None, (f"page {exc.page}: " if exc.page is not None else "") + exc.reason
-
-
 def read_documents(path: Path, source: str, limit: int | None = None,
-                   skipped: Rows | None = None) -> tuple[Rows, Rows]:
+                   skipped: Rows | None = None, questions: str | Path | list[str] | None = None,
+                   parse_cache: str | None = None) -> tuple[Rows, Rows]:
     """Read a folder of user documents (PDF, DOCX, HTML, Markdown, text; recursively) and its
     ``questions.jsonl``.
 
@@ -143,16 +134,28 @@ def read_documents(path: Path, source: str, limit: int | None = None,
     HTML page's its ``<title>``, a DOCX file's its title property (or first Title/level-1
     heading); otherwise the file name. Files not read (see :func:`scan_documents_folder`), files
     a reader failed on and pages without text are appended to ``skipped``.
+
+    ``questions``, when given, replaces the folder's ``questions.jsonl``: a list of question
+    texts, or a file anywhere (``.txt``: one question a line; ``.jsonl``/``.json``: records as
+    above, ``id`` optional); a question without an id gets ``q<n>``, its position.
+    ``parse_cache``: a folder where each file's parse is kept by its content's sha256
+    (:mod:`~kgp_kedro.corpus.readers.parse_cache`): an unchanged file is not parsed again.
     """
     if not path.is_dir():
         raise DatasetFormatError(path, "folder", "expected a folder of documents")
     root = path.resolve()
     questions_file = path / QUESTIONS_FILE
-    if not questions_file.is_file():
-        raise DatasetFormatError(questions_file, "file", "missing questions file")
-    if not _inside(questions_file.resolve(), root):
-        raise DatasetFormatError(questions_file, "file", f"symlink to {questions_file.resolve()}"
-                                 ", outside the documents folder: refused")
+    if questions is None:
+        if not questions_file.is_file():
+            raise DatasetFormatError(questions_file, "file", "missing questions file")
+        if not _inside(questions_file.resolve(), root):
+            raise DatasetFormatError(questions_file, "file", "symlink to "
+                                     f"{questions_file.resolve()}, outside the documents "
+                                     "folder: refused")
+    elif not isinstance(questions, list):
+        questions = Path(questions)
+        if not questions.is_file():
+            raise DatasetFormatError(questions, "file", "missing questions file")
     files, skipped_here = scan_documents_folder(path, source)
     if skipped is not None:
         skipped.extend(skipped_here)
@@ -166,11 +169,13 @@ def read_documents(path: Path, source: str, limit: int | None = None,
             skipped.append(row)
         skipped_here.append(row)
 
-    read = parallel.map(_read, [file for _, file in files], desc=f"read {source}")
-    for (name, file), (content, failure) in zip(files, read):
-        if failure is not None:
-            logger.warning("%s/%s: %s: skipped", path, name, failure)
-            skip(name, "unreadable", failure)
+    read = read_files([file for _, file in files], parse_cache, desc=f"read {source}")
+    for (name, file), content in zip(files, read):
+        if isinstance(content, FileReadError):
+            exc = content
+            where = f"page {exc.page}: " if exc.page is not None else ""
+            logger.warning("%s/%s: %s%s: skipped", path, name, where, exc.reason)
+            skip(name, "unreadable", where + exc.reason)
             continue
         for problem in content.problems:
             skip(name, "unreadable_page" if problem.kind == "unreadable" else problem.kind,
@@ -192,9 +197,11 @@ def read_documents(path: Path, source: str, limit: int | None = None,
             if skipped_here else ""))
     names = {d["doc_id"].split("/", 1)[1] for d in documents}
 
-    questions: Rows = []
+    records = (_records(questions_file, limit, "id") if questions is None
+               else _given_questions(questions, limit, "id"))
+    rows: Rows = []
     supporting: set[str] = set()
-    for rec in _records(questions_file, limit, "id"):
+    for rec in records:
         docs = rec.get_list_of("supporting_docs", str, optional=True) or []
         unknown = sorted(set(docs) - names)
         if unknown:
@@ -216,16 +223,18 @@ def read_documents(path: Path, source: str, limit: int | None = None,
                             meta=json.dumps({"supporting_docs": docs, **(
                                 {"structure": structure} if structure is not None else {})}))
         row["collection_id"] = collection_id
-        questions.append(row)
+        rows.append(row)
     for doc in documents:
         doc["is_supporting"] = doc["doc_id"].split("/", 1)[1] in supporting
-    return questions, documents
+    return rows, documents
 
 
 @DATASET_READERS.register("documents")
 class DocumentsReader(DatasetReader):
     questions_file = QUESTIONS_FILE
+    options = ("questions", "parse_cache")
 
-    def read(self, path: Path, source: str, limit: int | None, skipped: Rows
+    def read(self, path: Path, source: str, limit: int | None, skipped: Rows,
+             questions: str | list[str] | None = None, parse_cache: str | None = None
              ) -> tuple[Rows, Rows]:
-        return read_documents(path, source, limit, skipped)
+        return read_documents(path, source, limit, skipped, questions, parse_cache)

@@ -118,6 +118,39 @@ def _records(path: Path, limit: int | None, id_key: str) -> Iterator[_Record]:
 
 
 
+QUESTION_LIST_SUFFIXES = (".txt", ".jsonl", ".json")
+
+
+def _given_questions(given: Path | list[str], limit: int | None, id_key: str
+                     ) -> Iterator[_Record]:
+    """The first ``limit`` question records of questions given apart from a dataset: a list of
+    question texts, a ``.txt`` file (one question a line; blank lines and ``#`` comments
+    skipped) or a JSON / JSONL file of records; a record without ``id_key`` gets ``q<n>``, its
+    1-based position."""
+    if isinstance(given, list):
+        where_raw: Iterator[tuple[Path, str, Any]] = (
+            (Path("(questions given)"), f"question {i + 1}", {"question": q})
+            for i, q in enumerate(given))
+    elif given.suffix.lower() == ".txt":
+        lines = _decode(given, given.read_bytes()).splitlines()
+        where_raw = ((given, f"line {n}", {"question": line.strip()})
+                     for n, line in enumerate(lines, start=1)
+                     if line.strip() and not line.lstrip().startswith("#"))
+    elif given.suffix.lower() in (".jsonl", ".json"):
+        located = _iter_jsonl(given) if given.suffix.lower() == ".jsonl" else (
+            (f"record {i}", raw) for i, raw in enumerate(_load_json_list(given)))
+        where_raw = ((given, where, raw) for where, raw in located)
+    else:
+        raise DatasetFormatError(given, "file", "questions are read from a "
+                                 f"{', '.join(QUESTION_LIST_SUFFIXES)} file")
+    for index, (path, where, raw) in enumerate(where_raw):
+        if limit is not None and index >= limit:
+            break
+        if isinstance(raw, dict) and raw.get(id_key) is None:
+            raw = {**raw, id_key: f"q{index + 1}"}
+        yield _Record(path, where, raw, id_key)
+
+
 def validate_limit(limit: Any, key: str = "limit") -> int | None:
     """``limit`` when it is null or a non-negative int; else a :class:`ParameterError` naming
     ``key`` (a string ``'2'``, a float ``1.5`` or a bool ``true`` are refused, not coerced)."""

@@ -1,0 +1,143 @@
+"""Cited answers: one LLM call per question, the analyst prompt
+(:mod:`kgp_kedro.prompts.ask`) over a retrieval method's top passages as numbered quotes; each
+citation resolved to file, page or heading and passage, a cited number that was not in the
+prompt dropped and counted. A reply that cites nothing is attributed to the quote sharing the
+most words with it, marked ``attributed`` (post-hoc, not the model's citation), when one
+shares at least :data:`MIN_SHARED_WORDS`."""
+from __future__ import annotations
+
+import json
+import logging
+import re
+
+import pandas as pd
+
+from kgp_kedro.asking.citations import Located, check_citations, locate_passages, source_label
+from kgp_kedro.ewek.composer import keep_citations
+from kgp_kedro.llm import LLMClient
+from kgp_kedro.prompts.ask import ask_messages
+from kgp_kedro.reading.reader import prompt_budget, ranked_contexts
+
+logger = logging.getLogger(__name__)
+
+ASK_COLUMNS = ["source", "question_id", "question", "method", "answer", "raw_response",
+               "citations", "sources", "n_cited", "attributed", "n_dropped", "dropped",
+               "context_ids",
+               "paths", "top_file", "sanity_method", "sanity_top_file", "retrieval_ms",
+               "latency_ms", "prompt_tokens", "completion_tokens", "cached", "error"]
+
+
+MIN_SHARED_WORDS = 3
+_WORD = re.compile(r"\w{3,}")
+
+
+def _quotes(question: str, ids: list[str], places: dict[str, Located], client: LLMClient,
+            instruction: str, margin_tokens: int) -> tuple[list[str], list[dict]]:
+    """The quoted passages (rank order) and the prompt: the lowest-ranked quotes are cut until
+    the prompt fits the model's window less the answer's tokens and ``margin_tokens``."""
+    _, budget = prompt_budget(client, margin_tokens, instruction)
+    while True:
+        messages = ask_messages(question, [places[p].text for p in ids], instruction)
+        if client.count_tokens(messages[1]["content"]) <= budget or not ids:
+            return ids, messages
+        ids = ids[:-1]
+
+
+def _words(text: str) -> set[str]:
+    return {w.lower() for w in _WORD.findall(text)}
+
+
+def attribute(reply: str, quotes: list[str]) -> int | None:
+    """The number of the quote sharing the most words (3+ letters) with ``reply``, when it
+    shares at least :data:`MIN_SHARED_WORDS`; the first such quote on a tie; else None."""
+    said = _words(reply)
+    shared = [len(said & _words(q)) for q in quotes]
+    best = max(range(len(quotes)), key=lambda i: (shared[i], -i), default=None)
+    return best + 1 if best is not None and shared[best] >= MIN_SHARED_WORDS else None
+
+
+def _paths(rows: pd.DataFrame, cited: set[str], places: dict[str, Located]) -> list[str]:
+    """The retrieval paths (seed > neighbour ...) that reached the cited passages, each step
+    as its file and page or heading, and its passage's number in its file (``#n``)."""
+    out = []
+    for path in rows.sort_values("rank")["path"]:
+        steps = str(path).split(" > ") if path else []
+        if steps and steps[-1] in cited:
+            out.append(" > ".join(f"{source_label(places[s])} #{s.rsplit('#', 1)[-1]}"
+                                  if s in places else s for s in steps))
+    return list(dict.fromkeys(out))
+
+
+def _top_file(rows: pd.DataFrame | None, places: dict[str, Located]) -> str | None:
+    if rows is None or rows.empty:
+        return None
+    first = rows[rows["rank"] >= 0].sort_values("rank")["passage_id"]
+    return places[first.iloc[0]].file if len(first) and first.iloc[0] in places else None
+
+
+def answer_with_citations(questions: pd.DataFrame, retrieved: pd.DataFrame,
+                          passages: pd.DataFrame, client: LLMClient, method: str, *,
+                          contexts: int, instruction: str, margin_tokens: int,
+                          snippet_chars: int, sanity: pd.DataFrame | None = None,
+                          sanity_method: str | None = None) -> pd.DataFrame:
+    """One row per question (:data:`ASK_COLUMNS`): the reply with its valid citations, each
+    cited quote as ``{n, passage_id, file, page, heading, label, snippet}`` (``citations``, JSON)
+    and as ``[n] <label>`` lines (``sources``), the cited numbers dropped because no quote had
+    them, the retrieval paths to the cited passages, and the top file of ``method`` and of the
+    ``sanity`` method (BM25, say) side by side. A failed call is a row with ``error`` set."""
+    places = locate_passages(passages)
+    by_question = dict(tuple(retrieved.groupby("question_id", sort=False)))
+    by_sanity = dict(tuple(sanity.groupby("question_id", sort=False))) if sanity is not None \
+        else {}
+    texts = {p: place.text for p, place in places.items()}
+    plans = []
+    for q in questions.itertuples(index=False):
+        rows = by_question.get(q.question_id)
+        ids = [ids[0] for ids, _ in ranked_contexts(rows, texts, "numbered")] \
+            if rows is not None else []
+        quoted, messages = _quotes(q.question, ids[:contexts], places, client, instruction,
+                                 margin_tokens)
+        plans.append((q, rows, quoted, messages))
+    replies = client.complete_many([m for *_, m in plans], desc=f"ask {method}")
+    out = []
+    for (q, rows, quoted, _), reply in zip(plans, replies):
+        kept, dropped = check_citations(reply.text, len(quoted))
+        attributed = None
+        if not kept and reply.error is None:
+            attributed = attribute(keep_citations(reply.text, set()),
+                                   [places[p].text for p in quoted])
+        numbers = kept or ([attributed] if attributed else [])
+        cited = [quoted[n - 1] for n in numbers]
+        citations = [{"n": n, "passage_id": p, "file": places[p].file, "page": places[p].page,
+                      "heading": places[p].heading, "label": source_label(places[p]),
+                      "snippet": " ".join(places[p].text.split())[:snippet_chars],
+                      "attributed": n == attributed}
+                     for n, p in zip(numbers, cited)]
+        latency = rows["latency_ms"].iloc[0] if rows is not None else 0.0  # per question
+        out.append({
+            "source": q.source, "question_id": q.question_id, "question": q.question,
+            "method": method, "answer": keep_citations(reply.text, set(kept)),
+            "raw_response": reply.text, "citations": json.dumps(citations),
+            "sources": "\n".join(f"[{c['n']}] {c['label']}"
+                                 + (" (attributed)" if c["attributed"] else "")
+                                 for c in citations),
+            "n_cited": len(kept), "attributed": attributed is not None,
+            "n_dropped": len(dropped), "dropped": dropped, "context_ids": quoted,
+            "paths": _paths(rows, set(cited), places) if rows is not None else [],
+            "top_file": places[cited[0]].file if cited else None,
+            "sanity_method": sanity_method,
+            "sanity_top_file": _top_file(by_sanity.get(q.question_id), places),
+            "retrieval_ms": float(latency), "latency_ms": reply.latency_ms,
+            "prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens,
+            "cached": reply.cached, "error": reply.error})
+    answers = pd.DataFrame(out, columns=ASK_COLUMNS)
+    dropped_total = int(answers["n_dropped"].sum()) if len(answers) else 0
+    uncited = int((answers["n_cited"] == 0).sum()) if len(answers) else 0
+    attributed = int(answers["attributed"].sum()) if len(answers) else 0
+    failed = int(answers["error"].notna().sum()) if len(answers) else 0
+    logger.log(logging.WARNING if failed else logging.INFO,
+               "ask %s: %d questions answered, %d citing nothing (%d of them attributed to "
+               "the quote sharing most words), %d citations dropped (not in the prompt), %d "
+               "failed", method, len(answers) - failed, uncited - failed, attributed,
+               dropped_total, failed)
+    return answers

@@ -1,0 +1,31 @@
+"""Nodes of the ask pipeline: thin wrappers over :mod:`kgp_kedro.asking`."""
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from kgp_kedro.asking import answer_with_citations, answers_html, answers_markdown
+from kgp_kedro.config import validate
+from kgp_kedro.config.sections import AskParams, ReadParams
+from kgp_kedro.llm import make_llm
+
+
+def ask(qa_questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.DataFrame,
+        ask: dict[str, Any], llm: dict[str, Any], read: dict[str, Any],
+        sanity: pd.DataFrame | None = None) -> pd.DataFrame:
+    """``ask_answers``: each question's cited answer over ``ask.method``'s contexts (the LLM of
+    ``llm``, its answer up to ``ask.max_tokens``), beside ``ask.sanity``'s top file."""
+    params = validate(AskParams, ask, "ask")
+    sampling = {**(llm.get("sampling") or {}), "max_tokens": params.max_tokens}
+    return answer_with_citations(
+        qa_questions, retrieved, passages, make_llm({**llm, "sampling": sampling}),
+        params.method, contexts=params.contexts, instruction=params.instruction,
+        margin_tokens=validate(ReadParams, read, "read").margin_tokens,
+        snippet_chars=params.snippet_chars, sanity=sanity, sanity_method=params.sanity
+        if sanity is not None else None)
+
+
+def write_report(ask_answers: pd.DataFrame) -> tuple[str, str]:
+    """``ask_report_md`` and ``ask_report_html``: the answers report."""
+    return answers_markdown(ask_answers), answers_html(ask_answers)
