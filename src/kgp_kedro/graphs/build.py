@@ -11,7 +11,8 @@ from tqdm.auto import tqdm
 from kgp_kedro.config.base import Params
 from kgp_kedro.corpus.collection import Collection, iter_collections
 from kgp_kedro.graphs.builders.base import GraphBuilder
-from kgp_kedro.graphs.model import EDGE_COLUMNS, NODE_COLUMNS, Graph, concat_edge_tables
+from kgp_kedro.graphs.edge_table import EdgeTable
+from kgp_kedro.graphs.model import NODE_COLUMNS, Graph, concat_edge_tables
 from kgp_kedro.graphs.structure import add_structure, has_structure
 from kgp_kedro.models.embeddings import EmbeddingLookup
 
@@ -21,16 +22,47 @@ logger = logging.getLogger(__name__)
 def build_variant(passages: pd.DataFrame, builder: GraphBuilder,
                   settings: Sequence[tuple[str, Params]], name: str,
                   embeddings: EmbeddingLookup | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """``(kg_nodes, kg_edges)`` of every collection under every density setting; a collection
-    read from files (pages, tables) also gets the structural layer
+    """``(kg_nodes, kg_edges)`` of every collection under every density setting, in memory
+    (:func:`stream_variant` for a run that must not hold every edge at once)."""
+    nodes, edges = [], []
+    for node_rows, edge_rows in _collection_tables(passages, builder, settings, name, embeddings):
+        nodes.append(node_rows)
+        edges.extend(edge_rows)
+    return _node_table(nodes), concat_edge_tables(edges)
+
+
+def stream_variant(passages: pd.DataFrame, builder: GraphBuilder,
+                   settings: Sequence[tuple[str, Params]], name: str,
+                   embeddings: EmbeddingLookup | None = None) -> tuple[pd.DataFrame, EdgeTable]:
+    """:func:`build_variant` with the edges written to a file one collection and setting at a
+    time (an :class:`EdgeTable`), so memory grows with the largest collection only."""
+    nodes: list[pd.DataFrame] = []
+
+    def edge_chunks() -> Iterator[pd.DataFrame]:
+        for node_rows, edge_rows in _collection_tables(passages, builder, settings, name,
+                                                       embeddings):
+            nodes.append(node_rows)
+            yield from edge_rows
+
+    edges = EdgeTable.spill(edge_chunks())
+    return _node_table(nodes), edges
+
+
+def _collection_tables(passages: pd.DataFrame, builder: GraphBuilder,
+                       settings: Sequence[tuple[str, Params]], name: str,
+                       embeddings: EmbeddingLookup | None
+                       ) -> Iterator[tuple[pd.DataFrame, list[pd.DataFrame]]]:
+    """Per collection: its ``kg_nodes`` rows and its ``kg_edges`` rows under each setting; a
+    collection read from files (pages, tables) also gets the structural layer
     (:mod:`kgp_kedro.graphs.structure`)."""
     structured = ({str(c): g for c, g in passages.groupby("collection_id", sort=False)}
                   if has_structure(passages) else {})
-    nodes, edges = [], []
     seconds = {label: 0.0 for label, _ in settings}
-    collections = list(iter_collections(passages))
-    for collection in tqdm(collections, desc=f"kg {name}", leave=False, disable=None):
+    collections = iter_collections(passages)
+    n = passages["collection_id"].nunique()
+    for collection in tqdm(collections, total=n, desc=f"kg {name}", leave=False, disable=None):
         attach(collection, None, None, embeddings)
+        nodes, edges = [], []
         for label, setting in settings:
             start = time.perf_counter()
             graph = builder.build(collection, setting)
@@ -40,28 +72,42 @@ def build_variant(passages: pd.DataFrame, builder: GraphBuilder,
             node_rows, edge_rows = graph.tables(collection.collection_id, label)
             nodes.append(node_rows)
             edges.append(edge_rows)
+        yield pd.concat(nodes, ignore_index=True).drop_duplicates("node_id"), edges
     for label, total in seconds.items():
         logger.info("kg %s [%s]: %.1f ms per collection (%d collections)", name, label,
-                    1000 * total / max(len(collections), 1), len(collections))
-    if not edges:
-        return pd.DataFrame(columns=NODE_COLUMNS), pd.DataFrame(columns=EDGE_COLUMNS)
-    node_table = (pd.concat(nodes, ignore_index=True)
-                  .drop_duplicates(["collection_id", "node_id"]).reset_index(drop=True))
-    return node_table, concat_edge_tables(edges)
+                    1000 * total / max(n, 1), n)
+
+
+def _node_table(nodes: list[pd.DataFrame]) -> pd.DataFrame:
+    if not nodes:
+        return pd.DataFrame(columns=NODE_COLUMNS)
+    return pd.concat(nodes, ignore_index=True).reset_index(drop=True)
 
 
 class GraphTables:
-    """One KG variant's tables, served as a :class:`Graph` per collection and setting."""
+    """One KG variant's tables, served as a :class:`Graph` per collection and setting; the
+    edges either a table in memory or an :class:`EdgeTable` read one collection and setting
+    at a time."""
 
-    def __init__(self, nodes: pd.DataFrame, edges: pd.DataFrame) -> None:
+    def __init__(self, nodes: pd.DataFrame, edges: pd.DataFrame | EdgeTable) -> None:
         self._nodes = dict(tuple(nodes.groupby("collection_id", sort=False)))
-        self._edges = dict(tuple(edges.groupby(["setting", "collection_id"], sort=False)))
-        self.settings = list(dict.fromkeys(edges["setting"]))
-        self._empty_nodes, self._empty_edges = nodes.iloc[0:0], edges.iloc[0:0]
+        if isinstance(edges, pd.DataFrame):
+            self._edges = dict(tuple(edges.groupby(["setting", "collection_id"], sort=False)))
+            self.settings = list(dict.fromkeys(edges["setting"]))
+            self._empty_edges = edges.iloc[0:0]
+            self._table = None
+        else:
+            self.settings, self._table = edges.settings, edges
+        self._empty_nodes = nodes.iloc[0:0]
+
+    def _edge_rows(self, collection_id: str, setting: str) -> pd.DataFrame:
+        if self._table is not None:
+            return self._table.chunk(collection_id, setting)
+        return self._edges.get((setting, collection_id), self._empty_edges)
 
     def graph(self, collection_id: str, setting: str) -> Graph:
         return Graph.from_tables(self._nodes.get(collection_id, self._empty_nodes),
-                                 self._edges.get((setting, collection_id), self._empty_edges))
+                                 self._edge_rows(collection_id, setting))
 
     def graphs(self, setting: str) -> Iterator[tuple[str, Graph]]:
         for cid in self._nodes:
