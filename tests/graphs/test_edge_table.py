@@ -2,6 +2,8 @@
 collections: the same ``kg_nodes`` / ``kg_edges`` and KG-quality rows as the in-memory build."""
 from __future__ import annotations
 
+import pickle
+
 import pandas as pd
 import pytest
 
@@ -45,6 +47,8 @@ def test_streamed_edges_equal_the_in_memory_build_through_the_catalog(built, tmp
     one = edges[(edges["collection_id"] == cid) & (edges["setting"] == "n_kw=5")]
     pd.testing.assert_frame_equal(_plain(loaded.chunk(cid, "n_kw=5")), _plain(one))
     assert loaded.chunk(cid, "n_kw=99").empty
+    # a process runner's worker gets the file's path and reopens it
+    assert pickle.loads(pickle.dumps(loaded)).keys() == loaded.keys()
 
 
 def test_a_table_in_memory_saves_chunked_and_an_unchunked_file_still_loads(built, tmp_path):

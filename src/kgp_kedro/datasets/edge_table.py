@@ -18,6 +18,8 @@ class EdgeTableDataset(TableDataset):
 
     def load(self) -> EdgeTable:  # type: ignore[override]
         load_path = get_filepath_str(self._get_load_path(), self._protocol)
+        if self._protocol == "file":
+            return EdgeTable(load_path)
         return EdgeTable(self._fs.open(load_path, **self._fs_open_args_load))
 
     def save(self, data: pd.DataFrame | EdgeTable) -> None:  # type: ignore[override]

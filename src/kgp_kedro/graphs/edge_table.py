@@ -115,6 +115,13 @@ class EdgeTable:
     def __deepcopy__(self, memo: dict) -> "EdgeTable":
         return self   # read-only: a memory dataset's copy shares the file
 
+    def __reduce__(self):
+        """Pickled as its path (a process runner's workers reopen the file); a spilled
+        table's file lives as long as the table that made it."""
+        if self.path is None:
+            raise TypeError("an EdgeTable read from an open file cannot be pickled")
+        return type(self), (self.path,)
+
     def __len__(self) -> int:
         return self._file.metadata.num_rows if self._whole is None else len(self._whole)
 
