@@ -90,7 +90,8 @@ class GraphTables:
     at a time."""
 
     def __init__(self, nodes: pd.DataFrame, edges: pd.DataFrame | EdgeTable) -> None:
-        self._nodes = dict(tuple(nodes.groupby("collection_id", sort=False)))
+        self._node_table = nodes   # sliced per collection on demand, not copied up front
+        self._nodes = nodes.groupby("collection_id", sort=False).indices
         if isinstance(edges, pd.DataFrame):
             self._edges = dict(tuple(edges.groupby(["setting", "collection_id"], sort=False)))
             self.settings = list(dict.fromkeys(edges["setting"]))
@@ -106,8 +107,9 @@ class GraphTables:
         return self._edges.get((setting, collection_id), self._empty_edges)
 
     def graph(self, collection_id: str, setting: str) -> Graph:
-        return Graph.from_tables(self._nodes.get(collection_id, self._empty_nodes),
-                                 self._edge_rows(collection_id, setting))
+        rows = self._nodes.get(collection_id)
+        nodes = self._empty_nodes if rows is None else self._node_table.iloc[rows]
+        return Graph.from_tables(nodes, self._edge_rows(collection_id, setting))
 
     def graphs(self, setting: str) -> Iterator[tuple[str, Graph]]:
         for cid in self._nodes:
