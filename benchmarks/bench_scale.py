@@ -238,7 +238,7 @@ def exponents(rows: list[dict], key: str) -> dict[str, float]:
     out = {}
     for name, points in by.items():
         points.sort()
-        if len(points) >= 2 and points[0][1] > 0:
+        if len(points) >= 2 and points[0][1] > 0 and points[-1][1] > 0:
             (n1, t1), (n2, t2) = points[0], points[-1]
             out[name] = math.log(t2 / t1) / math.log(n2 / n1)
     return out
@@ -287,9 +287,13 @@ def main() -> None:
                   f"{row['seconds']:8.1f} s (CPU {row.get('cpu_seconds', float('nan')):.1f} s)  peak RSS {row['peak_rss_mb']:7.0f} MB{extra}  "
                   f"load {os.getloadavg()[0]:.1f}", flush=True)
     for row in rows:   # the traversal's time is its time per question
-        row["time"] = row["ms_per_question"] if row["stage"] == "traverse" else row["seconds"]
+        traversal = row["stage"] == "traverse"
+        row["time"] = row["ms_per_question"] if traversal else row["seconds"]
+        row["cpu"] = row["cpu_ms_per_question"] if traversal else row.get("cpu_seconds", 0.0)
     print("growth exponent, time (smallest to largest size):",
           {k: round(v, 2) for k, v in exponents(rows, "time").items()})
+    print("growth exponent, process CPU time:",
+          {k: round(v, 2) for k, v in exponents(rows, "cpu").items()})
     print("growth exponent, peak RSS:",
           {k: round(v, 2) for k, v in exponents(rows, "peak_rss_mb").items()})
 
