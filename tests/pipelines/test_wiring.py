@@ -162,7 +162,7 @@ def test_one_kg_variant_runs_alone_on_an_in_memory_catalog(hotpot_passages):
     kg = build_pipelines(raw)["kg"].only_nodes_with_namespaces(["kg.tfidf"])
     assert {n.name for n in kg.nodes} == {"kg.tfidf.build_graphs"}
     out = run_in_memory(kg, raw, {"passages": passages})
-    nodes, edges = out["kg_nodes_tfidf"], out["kg_edges_tfidf"]
+    nodes, edges = out["kg_nodes_tfidf"], out["kg_edges_tfidf"].to_pandas()
     assert nodes["node_id"].tolist() == passages.drop_duplicates(
         ["collection_id", "passage_id"])["passage_id"].tolist()
     assert (nodes["kind"] == "passage").all()
@@ -237,7 +237,7 @@ def test_a_new_builder_retriever_and_agent_are_one_module_and_one_yaml_block(toy
     chain = chain + pipelines["passages"] + pipelines["kg_quality"].only_nodes(
         "kg_quality.seed_passages")
     out = run_in_memory(chain, raw)
-    edges = out["kg_edges_toy"]
+    edges = out["kg_edges_toy"].to_pandas()
     assert set(edges["relation"]) == {"same_letter"}
     assert set(edges["setting"]) == {"letters=1", "letters=2"}
     assert len(out["kg_quality_rows_toy"]) == 2 * 2  # 2 questions x 2 settings

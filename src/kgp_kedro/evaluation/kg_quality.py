@@ -93,25 +93,29 @@ def kg_quality_rows(questions: pd.DataFrame, passages: pd.DataFrame, seeds: pd.D
     sizes = passages.groupby("collection_id").size()
     seed_ids = {key: g["passage_id"].tolist()
                 for key, g in seeds.groupby(["question_id", "collection_id"])}
-    rows, unlabelled = [], 0
+    labelled = [q for q in questions.itertuples(index=False) if support.get(q.collection_id)]
+    unlabelled = (len(questions) - len(labelled)) * len(graphs.settings)
+    # one collection's graph at a time (questions grouped by collection), rows in question order
+    by_collection: dict[str, list[int]] = {}
+    for i, q in enumerate(labelled):
+        by_collection.setdefault(q.collection_id, []).append(i)
+    rows = []
     for setting in track(graphs.settings, f"kg_quality {variant}", log=logger):
-        built: dict[str, tuple[Graph, dict[str, float]]] = {}
-        for q in questions.itertuples(index=False):
-            if not support.get(q.collection_id):
-                unlabelled += 1
-                continue
-            if q.collection_id not in built:
-                graph = graphs.graph(q.collection_id, setting)
-                built[q.collection_id] = (graph, graph_stats(graph))
-            graph, stats = built[q.collection_id]
-            scores = neighbourhood_scores(graph, seed_ids.get((q.question_id, q.collection_id), []),
-                                          support[q.collection_id])
-            rows.append({"source": q.source, "variant": variant, "setting": setting,
-                         "question_id": q.question_id, "collection_id": q.collection_id,
-                         **asdict(scores),
-                         "collection_passages": int(sizes[q.collection_id]),
-                         "neighbour_ratio": scores.n_candidates / int(sizes[q.collection_id]),
-                         **stats})
+        ordered: list[dict | None] = [None] * len(labelled)
+        for collection_id, members in by_collection.items():
+            graph = graphs.graph(collection_id, setting)
+            stats = graph_stats(graph)
+            for i in members:
+                q = labelled[i]
+                scores = neighbourhood_scores(graph, seed_ids.get((q.question_id, collection_id), []),
+                                              support[collection_id])
+                ordered[i] = {"source": q.source, "variant": variant, "setting": setting,
+                              "question_id": q.question_id, "collection_id": collection_id,
+                              **asdict(scores),
+                              "collection_passages": int(sizes[collection_id]),
+                              "neighbour_ratio": scores.n_candidates / int(sizes[collection_id]),
+                              **stats}
+        rows.extend(ordered)
     if unlabelled:
         logger.warning("kg_quality %s: %d question-settings have no supporting passages and are "
                        "left out", variant, unlabelled)

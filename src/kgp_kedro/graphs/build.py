@@ -4,6 +4,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterator, Sequence
+from itertools import islice
 
 import pandas as pd
 
@@ -11,9 +12,11 @@ from kgp_kedro import parallel
 from kgp_kedro.config.base import Params
 from kgp_kedro.corpus.collection import Collection, iter_collections
 from kgp_kedro.graphs.builders.base import GraphBuilder
-from kgp_kedro.graphs.model import EDGE_COLUMNS, NODE_COLUMNS, Graph, concat_edge_tables
+from kgp_kedro.graphs.edge_table import EdgeTable
+from kgp_kedro.graphs.model import NODE_COLUMNS, Graph, concat_edge_tables
 from kgp_kedro.graphs.structure import add_structure, has_structure
 from kgp_kedro.models.embeddings import EmbeddingLookup
+from kgp_kedro.progress import Progress
 
 logger = logging.getLogger(__name__)
 
@@ -21,26 +24,70 @@ logger = logging.getLogger(__name__)
 def build_variant(passages: pd.DataFrame, builder: GraphBuilder,
                   settings: Sequence[tuple[str, Params]], name: str,
                   embeddings: EmbeddingLookup | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """``(kg_nodes, kg_edges)`` of every collection under every density setting; a collection
-    read from files (pages, tables) also gets the structural layer
-    (:mod:`kgp_kedro.graphs.structure`). The collections are built one by one, or spread over a
-    Dask cluster's workers when one is active (:func:`kgp_kedro.parallel.map`)."""
+    """``(kg_nodes, kg_edges)`` of every collection under every density setting, in memory
+    (:func:`stream_variant` for a run that must not hold every edge at once)."""
+    nodes, edges = [], []
+    for node_rows, edge_rows in _collection_tables(passages, builder, settings, name, embeddings):
+        nodes.append(node_rows)
+        edges.extend(edge_rows)
+    return _node_table(nodes), concat_edge_tables(edges)
+
+
+def stream_variant(passages: pd.DataFrame, builder: GraphBuilder,
+                   settings: Sequence[tuple[str, Params]], name: str,
+                   embeddings: EmbeddingLookup | None = None) -> tuple[pd.DataFrame, EdgeTable]:
+    """:func:`build_variant` with the edges written to a file one collection and setting at a
+    time (an :class:`EdgeTable`), so memory grows with the largest collection only."""
+    nodes: list[pd.DataFrame] = []
+
+    def edge_chunks() -> Iterator[pd.DataFrame]:
+        for node_rows, edge_rows in _collection_tables(passages, builder, settings, name,
+                                                       embeddings):
+            nodes.append(node_rows)
+            yield from edge_rows
+
+    edges = EdgeTable.spill(edge_chunks())
+    return _node_table(nodes), edges
+
+
+# collections built per task: the most a cluster's workers hold between two writes
+COLLECTIONS_PER_TASK_ROUND = 64
+
+
+def _collection_tables(passages: pd.DataFrame, builder: GraphBuilder,
+                       settings: Sequence[tuple[str, Params]], name: str,
+                       embeddings: EmbeddingLookup | None
+                       ) -> Iterator[tuple[pd.DataFrame, list[pd.DataFrame]]]:
+    """Per collection, in order: its ``kg_nodes`` rows and its ``kg_edges`` rows under each
+    setting; a collection read from files (pages, tables) also gets the structural layer
+    (:mod:`kgp_kedro.graphs.structure`). The collections are built
+    :data:`COLLECTIONS_PER_TASK_ROUND` at a time, one task each, spread over a Dask cluster's
+    workers when one is active (:func:`kgp_kedro.parallel.map`), so memory holds one round."""
     structured = ({str(c): g for c, g in passages.groupby("collection_id", sort=False)}
                   if has_structure(passages) else {})
-    collections = [(attach(c, None, None, embeddings), structured.get(c.collection_id))
-                   for c in iter_collections(passages)]
-    built = parallel.map(_build_collection, collections, builder, settings, desc=f"kg {name}")
-    nodes = [rows for graphs in built for _, _, rows, _ in graphs]
-    edges = [rows for graphs in built for _, _, _, rows in graphs]
-    for label, _ in settings:
-        total = sum(seconds for graphs in built for lbl, seconds, _, _ in graphs if lbl == label)
+    seconds = {label: 0.0 for label, _ in settings}
+    n = passages["collection_id"].nunique()
+    collections = iter_collections(passages)
+    with Progress(f"kg {name}", n, log=logger) as progress:
+        while round_ := [(attach(c, None, None, embeddings), structured.get(c.collection_id))
+                         for c in islice(collections, COLLECTIONS_PER_TASK_ROUND)]:
+            built = parallel.map(_build_collection, round_, builder, settings,
+                                 desc=f"kg {name}", interval=float("inf"))
+            for graphs in built:
+                for label, took, _, _ in graphs:
+                    seconds[label] += took
+                yield (pd.concat([rows for _, _, rows, _ in graphs], ignore_index=True)
+                       .drop_duplicates("node_id"), [rows for _, _, _, rows in graphs])
+            progress.update(len(round_))
+    for label, total in seconds.items():
         logger.info("kg %s [%s]: %.1f ms per collection (%d collections)", name, label,
-                    1000 * total / max(len(collections), 1), len(collections))
-    if not edges:
-        return pd.DataFrame(columns=NODE_COLUMNS), pd.DataFrame(columns=EDGE_COLUMNS)
-    node_table = (pd.concat(nodes, ignore_index=True)
-                  .drop_duplicates(["collection_id", "node_id"]).reset_index(drop=True))
-    return node_table, concat_edge_tables(edges)
+                    1000 * total / max(n, 1), n)
+
+
+def _node_table(nodes: list[pd.DataFrame]) -> pd.DataFrame:
+    if not nodes:
+        return pd.DataFrame(columns=NODE_COLUMNS)
+    return pd.concat(nodes, ignore_index=True).reset_index(drop=True)
 
 
 def _build_collection(item: tuple[Collection, pd.DataFrame | None], builder: GraphBuilder,
@@ -61,17 +108,31 @@ def _build_collection(item: tuple[Collection, pd.DataFrame | None], builder: Gra
 
 
 class GraphTables:
-    """One KG variant's tables, served as a :class:`Graph` per collection and setting."""
+    """One KG variant's tables, served as a :class:`Graph` per collection and setting; the
+    edges either a table in memory or an :class:`EdgeTable` read one collection and setting
+    at a time."""
 
-    def __init__(self, nodes: pd.DataFrame, edges: pd.DataFrame) -> None:
-        self._nodes = dict(tuple(nodes.groupby("collection_id", sort=False)))
-        self._edges = dict(tuple(edges.groupby(["setting", "collection_id"], sort=False)))
-        self.settings = list(dict.fromkeys(edges["setting"]))
-        self._empty_nodes, self._empty_edges = nodes.iloc[0:0], edges.iloc[0:0]
+    def __init__(self, nodes: pd.DataFrame, edges: pd.DataFrame | EdgeTable) -> None:
+        self._node_table = nodes   # sliced per collection on demand, not copied up front
+        self._nodes = nodes.groupby("collection_id", sort=False).indices
+        if isinstance(edges, pd.DataFrame):
+            self._edges = dict(tuple(edges.groupby(["setting", "collection_id"], sort=False)))
+            self.settings = list(dict.fromkeys(edges["setting"]))
+            self._empty_edges = edges.iloc[0:0]
+            self._table = None
+        else:
+            self.settings, self._table = edges.settings, edges
+        self._empty_nodes = nodes.iloc[0:0]
+
+    def _edge_rows(self, collection_id: str, setting: str) -> pd.DataFrame:
+        if self._table is not None:
+            return self._table.chunk(collection_id, setting)
+        return self._edges.get((setting, collection_id), self._empty_edges)
 
     def graph(self, collection_id: str, setting: str) -> Graph:
-        return Graph.from_tables(self._nodes.get(collection_id, self._empty_nodes),
-                                 self._edges.get((setting, collection_id), self._empty_edges))
+        rows = self._nodes.get(collection_id)
+        nodes = self._empty_nodes if rows is None else self._node_table.iloc[rows]
+        return Graph.from_tables(nodes, self._edge_rows(collection_id, setting))
 
     def graphs(self, setting: str) -> Iterator[tuple[str, Graph]]:
         for cid in self._nodes:

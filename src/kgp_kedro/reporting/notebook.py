@@ -9,7 +9,8 @@ from typing import Any
 import pandas as pd
 import plotly.graph_objects as go
 
-from kgp_kedro.graphs.model import Graph
+from kgp_kedro.graphs.build import GraphTables
+from kgp_kedro.graphs.edge_table import EdgeTable
 from kgp_kedro.reporting.panels import FIGURE_WIDTH, colors_for
 
 # JupyterLab draws the mimetype; nbconvert HTML, GitHub and VS Code draw the HTML output, which
@@ -101,8 +102,8 @@ def setting_order(settings: pd.Series) -> pd.Series:
     return pd.to_numeric(value, errors="coerce").fillna(float("inf"))
 
 
-def traversal_figure(nodes: pd.DataFrame, edges: pd.DataFrame, passages: pd.DataFrame,
-                     retrieved: pd.DataFrame, question_id: str, setting: str,
+def traversal_figure(nodes: pd.DataFrame, edges: pd.DataFrame | EdgeTable,
+                     passages: pd.DataFrame, retrieved: pd.DataFrame, question_id: str, setting: str,
                      seed: int = 0, context: int = 1) -> go.Figure:
     """One question's retrieved reasoning paths drawn over its collection's graph (``kg_nodes_*``
     / ``kg_edges_*`` at ``setting``), zoomed on them: the paths' passages, the supporting
@@ -116,9 +117,8 @@ def traversal_figure(nodes: pd.DataFrame, edges: pd.DataFrame, passages: pd.Data
     if rows.empty:
         raise ValueError(f"question {question_id!r} has no retrieved rows")
     collection = rows["collection_id"].iloc[0]
-    graph = Graph.from_tables(nodes[nodes["collection_id"] == collection],
-                              edges[(edges["collection_id"] == collection)
-                                    & (edges["setting"] == setting)])
+    graph = GraphTables(nodes[nodes["collection_id"] == collection], edges).graph(collection,
+                                                                                 setting)
     whole = nx.Graph(graph.to_networkx())
     in_collection = passages[passages["collection_id"] == collection]
     supporting = set(in_collection.loc[in_collection["is_supporting"], "passage_id"]) & set(whole)

@@ -6,7 +6,8 @@ from typing import Any
 import pandas as pd
 
 from kgp_kedro.config.project import parse_variant
-from kgp_kedro.graphs.build import build_variant
+from kgp_kedro.graphs.build import stream_variant
+from kgp_kedro.graphs.edge_table import EdgeTable
 from kgp_kedro.models.embeddings import EmbeddingLookup
 
 
@@ -20,9 +21,9 @@ def featurize_passages(passages: pd.DataFrame, variant: dict[str, Any],
 
 def build_graphs(passages: pd.DataFrame, variant: dict[str, Any], name: str,
                  features: pd.DataFrame | None = None, embeddings: pd.DataFrame | None = None,
-                 encoder: dict[str, Any] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+                 encoder: dict[str, Any] | None = None) -> tuple[pd.DataFrame, EdgeTable]:
     """``kg_nodes_<variant>`` and ``kg_edges_<variant>``: every collection's graph under every
-    setting of the variant's sweep."""
+    setting of the variant's sweep, the edges written one collection and setting at a time."""
     spec = parse_variant(name, variant, f"kg.variants.{name}")
     lookup = EmbeddingLookup(embeddings, encoder["model"]) if embeddings is not None else None
-    return build_variant(passages, spec.make_builder(features), spec.settings, name, lookup)
+    return stream_variant(passages, spec.make_builder(features), spec.settings, name, lookup)
