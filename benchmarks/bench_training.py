@@ -8,7 +8,8 @@ each off-the-shelf method beside its trained counterpart, with ms and model call
         [--methods dpr dpr_trained mdr mdr_trained kgp_encoder kgp_mdr]
     # KGP-T5 (the generator methods of conf/t5), e.g. a smaller training on 2 CPUs:
     KEDRO_ENV=t5 .venv/bin/python benchmarks/bench_training.py --questions 10 \
-        --methods bm25 dpr kgp_encoder kgp_mdr kgp_generator kgp_t5 --generator-examples 64
+        --methods bm25 dpr kgp_encoder kgp_mdr kgp_generator kgp_t5 --generator-examples 64 \
+        --generator-heldout 5 --threads 1
 
 The dev collections are made by the pipelines' own nodes (ingest -> passages -> embed -> kg, in
 memory) with the project's parameters; the load average is printed with every figure (shared
@@ -79,6 +80,8 @@ def main() -> None:
                                                          "mdr_trained", "kgp_encoder", "kgp_mdr"])
     parser.add_argument("--generator-examples", type=int, default=None,
                         help="train.generators.*.max_examples (default: the configured)")
+    parser.add_argument("--generator-heldout", type=int, default=None,
+                        help="train.generators.*.max_heldout (default: the configured)")
     parser.add_argument("--threads", type=int, default=None, help="torch threads")
     args = parser.parse_args()
     os.chdir(ROOT)
@@ -88,8 +91,10 @@ def main() -> None:
         torch.set_num_threads(args.threads)
     raw = project_parameters()
     for generator in raw["train"].get("generators", {}).values():
-        if args.generator_examples:
-            generator["max_examples"] = args.generator_examples
+        for key, value in [("max_examples", args.generator_examples),
+                           ("max_heldout", args.generator_heldout)]:
+            if value:
+                generator[key] = value
     params = validate_parameters(raw)
     folders = train_all(raw, params, args.methods)
     encoder_params = params.encoder(params.retrieve.embeddings)

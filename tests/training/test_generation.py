@@ -113,3 +113,28 @@ def test_the_train_stage_fine_tunes_a_generator_once_then_loads_it(train_tables_
     again, cached = train_generator_model(questions, passages, train, "g")
     assert cached.iloc[0]["cached"] and cached.iloc[0]["digest"] == row["digest"]
     assert again.generate(["question : x"], 16, 4) == model.generate(["question : x"], 16, 4)
+
+
+def test_a_method_naming_a_trained_generator_is_wired_to_the_train_stages_folder():
+    """``kgp_t5`` (conf/t5's block, ``model: trained:t5``): the train stage gets a ``train_t5``
+    node writing ``trained_generator_t5``, which the method's retrieval node reads; base's
+    default run trains no generator."""
+    import copy
+
+    import yaml
+
+    from kgp_kedro.pipeline_registry import build_pipelines
+    from kgp_kedro.pipelines.parameters import project_parameters
+    from tests.conftest import ROOT
+
+    raw = project_parameters()
+    assert "kgp_t5" not in raw["retrieve"]["methods"]
+    assert not [n for n in build_pipelines(raw)["train"].nodes if "train_t5" in n.name]
+    with_t5 = copy.deepcopy(raw)
+    t5 = yaml.safe_load((ROOT / "conf" / "t5" / "parameters.yml").read_text())
+    with_t5["retrieve"]["methods"]["kgp_t5"] = t5["retrieve"]["methods"]["kgp_t5"]
+    pipelines = build_pipelines(with_t5)
+    (train,) = [n for n in pipelines["train"].nodes if n.name.endswith("train_t5")]
+    assert train.outputs == ["trained_generator_t5", "training_report_t5"]
+    (retrieve,) = [n for n in pipelines["retrieve"].nodes if n.name.endswith("kgp_t5.retrieve")]
+    assert "trained_generator_t5" in retrieve.inputs

@@ -3,6 +3,7 @@ stage) and KGP-ChatGPT/LLaMA (an instruction LLM through the project's LLM inter
 asked the paper's instruction (§8.2)."""
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from kgp_kedro.agents.base import AGENTS, GenerativeAgent
@@ -43,13 +44,11 @@ class GeneratorAgent(GenerativeAgent):
         return self.generate_many([(question, path_texts)])[0]
 
     def generate_many(self, inputs: Sequence[tuple[str, Sequence[str]]]) -> list[str | None]:
-        p, out = self.params, []
+        p = self.params
         prompts = [self.generator.prompt(p.instruction, q, texts) for q, texts in inputs]
-        for begin in range(0, len(prompts), p.batch_size):
-            self.calls += 1
-            out += self.generator.generate(prompts[begin:begin + p.batch_size],
-                                           p.max_input_tokens, p.max_new_tokens)
-        return out
+        self.calls += math.ceil(len(prompts) / p.batch_size)   # one model call a batch
+        return self.generator.generate_batches(prompts, p.batch_size, p.max_input_tokens,
+                                               p.max_new_tokens, "generator agent")
 
 
 @AGENTS.register("chat")

@@ -71,6 +71,18 @@ class Generator:
             output = output[:, inputs["input_ids"].shape[1]:]
         return [t.strip() for t in self.tokenizer.batch_decode(output, skip_special_tokens=True)]
 
+    def generate_batches(self, prompts: Sequence[str], batch_size: int, max_input_tokens: int,
+                         max_new_tokens: int, desc: str) -> list[str]:
+        """:meth:`generate` of ``prompts``, ``batch_size`` a call, with a progress bar."""
+        from tqdm.auto import tqdm
+
+        out: list[str] = []
+        for begin in tqdm(range(0, len(prompts), batch_size), desc=desc, leave=False,
+                          disable=None if len(prompts) > batch_size else True):
+            out += self.generate(prompts[begin:begin + batch_size], max_input_tokens,
+                                 max_new_tokens)
+        return out
+
     def save(self, path: str) -> None:
         """A model folder (weights, config, tokenizer) that :func:`load_generator` loads."""
         self.model.save_pretrained(path)

@@ -159,12 +159,10 @@ def generation_ranking(generator, cases: Sequence[GenerationCase], params
     from kgp_kedro.search.tfidf import text_similarity
     from kgp_kedro.training.encoder import first_relevant_rank, rank_summary
 
-    prompts = [generator.prompt(NEXT_EVIDENCE_INSTRUCTION, c.question, c.evidence)
-               for c in cases]
-    generated: list[str] = []
-    for begin in range(0, len(prompts), params.batch_size):
-        generated += generator.generate(prompts[begin:begin + params.batch_size],
-                                        params.max_input_tokens, params.max_target_tokens)
+    generated = generator.generate_batches(
+        [generator.prompt(NEXT_EVIDENCE_INSTRUCTION, c.question, c.evidence) for c in cases],
+        params.batch_size, params.max_input_tokens, params.max_target_tokens,
+        "held-out generations")
     return rank_summary([first_relevant_rank(text_similarity(g, c.ranking.candidates),
                                              c.ranking.relevant)
                          for g, c in zip(generated, cases)])
