@@ -50,8 +50,8 @@ class GeneratorTrainingParams(Params):
 
     base_model: str = PACKAGED_GENERATOR
     positives_per_hop: PosInt = 1          # a hop's first passages taken as targets
-    # examples trained on: a 135M model takes ~2-3 s a step of 8 on 2 idle CPUs per 100
-    # tokens of an example; a GPU takes the full train files (raise it there)
+    # examples trained on: 128 (16 steps of 8) took 586 s on 2 CPUs shared at load ~11, one
+    # torch thread (docs/training.md); a GPU takes the full train files (raise it there)
     max_examples: PosInt = 256
     heldout_share: Fraction = 0.1          # questions held out (never trained on), scored
     max_heldout: PosInt = 20               # held-out questions scored (bounds the cost)
