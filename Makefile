@@ -64,7 +64,7 @@ $(TEST_STAMP): pyproject.toml $(LLM_STAMP)
 	touch $@
 
 $(BENCH_STAMP): pyproject.toml $(LLM_STAMP)
-	$(BIN)/python -m pip install --quiet -e ".[benchmark,local-llm]"
+	$(BIN)/python -m pip install --quiet -e ".[benchmark,local-llm,generator]"
 	touch $@
 
 install-base: $(BASE_STAMP)

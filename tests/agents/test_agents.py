@@ -21,7 +21,7 @@ RESOURCES = Resources(30)
 
 
 def test_every_agent_of_table_2_is_registered():
-    assert {"tfidf", "random", "encoder", "seq2seq", "chat"} <= set(AGENTS.names())
+    assert {"tfidf", "random", "encoder", "generator", "chat"} <= set(AGENTS.names())
     assert AGENTS.get("tfidf") is TfidfAgent and AGENTS.get("encoder") is EncoderAgent
 
 

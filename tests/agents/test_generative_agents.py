@@ -1,5 +1,5 @@
-"""The generative agents: KGP-T5 with a tiny seq2seq model built here (no T5 weights ship on
-PyPI) and KGP-ChatGPT/LLaMA with the embedded model."""
+"""The generative agents: KGP-T5's generator agent with a tiny seq2seq model built here (no T5
+weights ship on PyPI) and KGP-ChatGPT/LLaMA with the embedded model."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,12 +7,13 @@ import pytest
 
 from kgp_kedro.agents.base import ScoreRequest
 from kgp_kedro.prompts.kgp import NEXT_EVIDENCE_INSTRUCTION
-from kgp_kedro.agents.generative import ChatAgent, Seq2SeqAgent
+from kgp_kedro.agents.generative import ChatAgent, GeneratorAgent
 from kgp_kedro.corpus.collection import Collection
 from kgp_kedro.llm import LLMClient
 from kgp_kedro.llm.backends import OpenAIBackend
 from kgp_kedro.retrievers import Resources, SkippedMethod
 from kgp_kedro.search.tfidf import text_similarity
+from tests.generators import save_tiny_generator
 from tests.llm.fake_openai_server import FakeOpenAIServer
 
 TEXTS = {"alf": "Alf Clausen is a composer.", "basalt": "basalt volcanic rock",
@@ -22,35 +23,16 @@ COLLECTION = Collection("c", list(TEXTS), list(TEXTS.values()), list(TEXTS), lis
 
 @pytest.fixture(scope="module")
 def tiny_t5(tmp_path_factory):
-    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
-    from transformers import PreTrainedTokenizerFast, T5Config, T5ForConditionalGeneration
-
-    path = tmp_path_factory.mktemp("tiny_t5")
-    raw = Tokenizer(models.WordLevel(unk_token="<unk>"))
-    raw.pre_tokenizer = pre_tokenizers.Whitespace()
-    raw.train_from_iterator(
-        ["What evidence do we need to answer the question given the current evidence ?",
-         "question evidence basalt volcanic rock cat mat Alf Clausen composer Simpsons"],
-        trainers.WordLevelTrainer(special_tokens=["<pad>", "</s>", "<unk>"]))
-    tokenizer = PreTrainedTokenizerFast(tokenizer_object=raw, pad_token="<pad>",
-                                        eos_token="</s>", unk_token="<unk>")
-    tokenizer.save_pretrained(path)
-    config = T5Config(vocab_size=tokenizer.vocab_size, d_model=16, d_ff=32, d_kv=8,
-                      num_layers=1, num_decoder_layers=1, num_heads=2, pad_token_id=0,
-                      eos_token_id=1, decoder_start_token_id=0)
-    import torch
-
-    torch.manual_seed(0)
-    T5ForConditionalGeneration(config).save_pretrained(path)
-    return str(path)
+    return save_tiny_generator(tmp_path_factory.mktemp("tiny_t5"), [
+        "basalt volcanic rock cat mat Alf Clausen composer Simpsons Who composed for the ?"])
 
 
 def _seq2seq(path):
-    return Seq2SeqAgent(Seq2SeqAgent.Params(model_path=path, device="cpu", max_new_tokens=8),
-                        Resources(30))
+    return GeneratorAgent(GeneratorAgent.Params(model=path, device="cpu", max_new_tokens=8),
+                          Resources(30))
 
 
-def test_seq2seq_agent_generates_and_ranks_candidates(tiny_t5):
+def test_generator_agent_with_a_local_seq2seq_checkpoint_generates_and_ranks(tiny_t5):
     agent = _seq2seq(tiny_t5)
     generated = agent.generate("Who composed for the Simpsons?", ["Alf Clausen is a composer."])
     assert isinstance(generated, str) and agent.calls == 1
@@ -61,9 +43,10 @@ def test_seq2seq_agent_generates_and_ranks_candidates(tiny_t5):
         == generated  # greedy decoding is deterministic
 
 
-def test_seq2seq_agent_without_a_checkpoint_skips_its_method():
-    with pytest.raises(SkippedMethod, match="model_path"):
-        Seq2SeqAgent(Seq2SeqAgent.Params(), Resources(30))
+def test_generator_agent_with_an_unresolved_trained_model_skips_its_method():
+    """``trained:t5`` reaches the agent as a model folder only through the retrieve stage."""
+    with pytest.raises(SkippedMethod, match="trained:t5"):
+        GeneratorAgent(GeneratorAgent.Params(model="trained:t5"), Resources(30))
 
 
 def test_chat_agent_asks_the_paper_instruction_and_ranks_by_the_evidence():

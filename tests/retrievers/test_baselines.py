@@ -142,7 +142,7 @@ def test_retrieved_tables_and_their_scores(hotpot_passages, encoder):
     assert len(none) == 3 and (none["rank"] == -1).all() and none["passage_id"].isna().all()
     # a method that cannot run here is an empty table
     skipped = retrieve_all(questions, passages,
-                           method("kgp", agent={"kind": "seq2seq", "model_path": None}), BUDGET)
+                           method("kgp", agent={"kind": "generator", "model": "trained:t5"}), BUDGET)
     assert skipped.empty and list(skipped.columns) == RETRIEVED_COLUMNS
     # the pooled scope through a (flat, exact) faiss index gives the exact ranking
     lookup = EmbeddingLookup(embed_passages(passages, encoder), encoder.name)

@@ -1,8 +1,11 @@
 """Batched traversal: the questions of a run advance hop by hop together (one scoring call per
 step for all of them) and get exactly the visits of the one-question loop, on real bundled
 collections of the three sources, for every agent that runs here (TF-IDF, random, encoder,
-chat against a local OpenAI-compatible server) and both modes."""
+chat against a local OpenAI-compatible server, the generator with tiny local checkpoints) and
+both modes."""
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pandas as pd
@@ -20,6 +23,7 @@ from kgp_kedro.models.embeddings import EmbeddingLookup
 from kgp_kedro.retrievers import Resources
 from kgp_kedro.retrievers.run import CollectionSource, run_retriever
 from tests.conftest import HOTPOT, MUSIQUE, TWOWIKI, load
+from tests.generators import save_tiny_generator
 from tests.llm.fake_openai_server import FakeOpenAIServer
 
 SOURCES = {"hotpotqa": HOTPOT, "musique": MUSIQUE, "2wikimultihopqa": TWOWIKI}
@@ -126,3 +130,33 @@ def test_the_encoder_agent_batched_encodes_a_round_in_one_call(bundled, encoder,
     per_question = batched.drop_duplicates("question_id")["calls"]
     assert per_question.between(1, rounds).all()
     assert (per_question == 1).all() if mode == "paper" else per_question.max() > 1
+
+
+@pytest.fixture(scope="module")
+def tiny_generators(bundled, tmp_path_factory):
+    """A tiny seq2seq (T5) and causal (LLaMA) checkpoint of the bundled records' words, run
+    with one torch thread (see ``encoder``)."""
+    import torch
+
+    texts = [*bundled[0]["question"], *bundled[1]["text"]]
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield {kind: save_tiny_generator(tmp_path_factory.mktemp(f"tiny_{kind}"), texts, kind)
+           for kind in ("seq2seq", "causal")}
+    torch.set_num_threads(threads)
+
+
+@pytest.mark.parametrize("kind", ["seq2seq", "causal"])
+def test_the_generator_agent_batched_generates_a_round_batch_size_at_a_time(
+        bundled, tiny_generators, kind):
+    """Padded batches (right for T5's encoder, left for the causal prompt) generate what each
+    prompt generates alone: the same visits. The loop makes one call a step; the batch, every
+    step of the round (paper mode: one round), 8 a call."""
+    agent = {"kind": "generator", "model": tiny_generators[kind], "device": "cpu",
+             "batch_size": 8, "max_new_tokens": 8}
+    loop, batched, one, many = _compare(*bundled, agent, "paper")
+    assert many.model_calls() == math.ceil(one.model_calls() / 8) > 1
+    assert one.model_calls() == loop.drop_duplicates("question_id")["calls"].sum()
+    per_question = batched.drop_duplicates("question_id")["calls"]
+    assert per_question.between(1, many.model_calls()).all()
+    assert many.agent.failures == one.agent.failures   # the same steps generate no word

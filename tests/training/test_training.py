@@ -100,7 +100,7 @@ def test_a_bad_train_config_names_its_key():
     methods = {**raw["retrieve"]["methods"],
                "kgp_x": {"method": "kgp", "agent": {"kind": "encoder", "model": "trained:nope"}}}
     with pytest.raises(ParameterError, match=r"^retrieve\.methods\.kgp_x.*trained:nope is not a "
-                                             r"train\.encoders entry"):
+                                             r"train\.encoders or train\.generators entry"):
         validate_parameters({**raw, "retrieve": {**raw["retrieve"], "methods": methods}})
 
 

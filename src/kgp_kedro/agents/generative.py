@@ -1,47 +1,54 @@
-"""Generative agents: KGP-T5 (a seq2seq checkpoint) and KGP-ChatGPT/LLaMA (an instruction
-LLM through the project's LLM interface), both asked the paper's instruction (§8.2)."""
+"""Generative agents: KGP-T5 (a local seq2seq or causal generator, fine-tuned by the train
+stage) and KGP-ChatGPT/LLaMA (an instruction LLM through the project's LLM interface), both
+asked the paper's instruction (§8.2)."""
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from kgp_kedro.agents.base import AGENTS, GenerativeAgent
 from kgp_kedro.config.base import Params, PosInt
-from kgp_kedro.models import load_seq2seq
-from kgp_kedro.prompts.kgp import NEXT_EVIDENCE_INSTRUCTION, next_evidence_prompt, seq2seq_input
-from kgp_kedro.retrievers.base import Requirements, Resources, SkippedMethod
+from kgp_kedro.models.generators import PACKAGED_GENERATOR, load_generator
+from kgp_kedro.prompts.kgp import NEXT_EVIDENCE_INSTRUCTION, next_evidence_prompt
+from kgp_kedro.retrievers.base import Requirements, Resources, needs_trained, require_resolved
 
 
-@AGENTS.register("seq2seq")
-class Seq2SeqAgent(GenerativeAgent):
-    """KGP-T5: a local seq2seq checkpoint, the instruction prefixed to its input. No T5 weights
-    ship on PyPI, so the method is skipped (with a warning) until ``model_path`` is set."""
+@AGENTS.register("generator")
+class GeneratorAgent(GenerativeAgent):
+    """KGP-T5: a local generator (seq2seq or causal, :mod:`kgp_kedro.models.generators`)
+    generates the next evidence from the question and the path's passages; the candidates are
+    ranked by their TF-IDF cosine to the generation (Eq. 1: g = identity, φ = textual
+    similarity). ``model`` is the packaged SmolLM2-135M-Instruct by default (not fine-tuned),
+    ``trained:<name>`` the train stage's fine-tuned one (``train.generators``), or any local
+    checkpoint or hub name. :meth:`generate_many` generates a hop's steps of every question
+    ``batch_size`` at a time, one model call each."""
 
     class Params(Params):
-        model_path: str | None = None
+        model: str = PACKAGED_GENERATOR   # trained:<name>, a local checkpoint, a hub name
         device: str = "auto"
-        max_new_tokens: PosInt = 64
-        max_length: PosInt = 512      # input tokens kept
+        batch_size: PosInt = 32           # generations per model call
+        max_input_tokens: PosInt = 256    # prompt tokens kept (question and path)
+        max_new_tokens: PosInt = 32       # generated tokens (the next evidence's opening)
         instruction: str = NEXT_EVIDENCE_INSTRUCTION
+
+    @classmethod
+    def requirements(cls, params: Params) -> Requirements:
+        return cls.needs | needs_trained(params.model)
 
     def __init__(self, params: Params, resources: Resources) -> None:
         super().__init__(params, resources)
-        if not params.model_path:
-            raise SkippedMethod("the seq2seq agent needs agent.model_path: a local Hugging Face "
-                                "seq2seq checkpoint (e.g. a fine-tuned T5)")
-        self.tokenizer, self.model, self.device = load_seq2seq(params.model_path, params.device)
+        require_resolved(params.model)
+        self.generator = load_generator(params.model, params.device)
 
     def generate(self, question: str, path_texts: Sequence[str]) -> str | None:
-        import torch
+        return self.generate_many([(question, path_texts)])[0]
 
+    def generate_many(self, inputs: Sequence[tuple[str, Sequence[str]]]) -> list[str | None]:
         p = self.params
-        prompt = seq2seq_input(p.instruction, question, path_texts)
-        inputs = self.tokenizer(prompt, return_tensors="pt", truncation=True,
-                                max_length=p.max_length).to(self.device)
-        with torch.no_grad():
-            output = self.model.generate(**inputs, max_new_tokens=p.max_new_tokens,
-                                         do_sample=False)
-        self.calls += 1
-        return self.tokenizer.decode(output[0], skip_special_tokens=True)
+        prompts = [self.generator.prompt(p.instruction, q, texts) for q, texts in inputs]
+        self.calls += math.ceil(len(prompts) / p.batch_size)   # one model call a batch
+        return self.generator.generate_batches(prompts, p.batch_size, p.max_input_tokens,
+                                               p.max_new_tokens, "generator agent")
 
 
 @AGENTS.register("chat")

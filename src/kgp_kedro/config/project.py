@@ -201,10 +201,11 @@ def validate_parameters(raw: Mapping[str, Any]) -> Parameters:
                for name, spec in blocks["retrieve"].methods.items()}
     for name, method in methods.items():
         for trained in method.requirements.trained:
-            if trained not in blocks["train"].encoders:
+            train = blocks["train"]
+            if train.kind_of(trained) is None:
                 raise ParameterError(f"retrieve.methods.{name}", f"trained:{trained} is not a "
-                                     f"train.encoders entry (configured: "
-                                     f"{', '.join(blocks['train'].encoders)})")
+                                     f"train.encoders or train.generators entry (configured: "
+                                     f"{', '.join([*train.encoders, *train.generators])})")
     encoders = blocks["embed"].encoders
     for name, variant in variants.items():
         if variant.embeddings is not None and variant.embeddings not in encoders:

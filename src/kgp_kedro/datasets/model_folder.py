@@ -1,5 +1,5 @@
 """A trained model as a versioned Kedro dataset (EWEK-QA's cross-encoder, the train stage's
-bi-encoders): a sentence-transformers model folder under ``<filepath>/<version>/<name>``;
+bi-encoders and generators): a model folder under ``<filepath>/<version>/<name>``;
 saving calls the model's ``save(path)``, loading gives the folder's path (the node loads the
 model on its device)."""
 from __future__ import annotations

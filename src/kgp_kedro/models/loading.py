@@ -1,5 +1,6 @@
-"""The one place models are loaded: sentence encoders and seq2seq checkpoints, each once per
-process and configuration (LLMs: :func:`kgp_kedro.llm.make_llm`)."""
+"""The one place sentence encoders are loaded, each once per process and configuration
+(generators: :func:`kgp_kedro.models.generators.load_generator`; LLMs:
+:func:`kgp_kedro.llm.make_llm`)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -29,16 +30,3 @@ def load_models(encoder: Mapping[str, Any] | None, llm: Mapping[str, Any] | None
 
     return (load_encoder(validate(EncoderParams, encoder, "encoder")) if encoder else None,
             make_llm(llm) if llm else None)
-
-
-@lru_cache(maxsize=2)
-def load_seq2seq(model_path: str, device: str):
-    """``(tokenizer, model, device)`` of a local Hugging Face seq2seq checkpoint (KGP-T5)."""
-    from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
-
-    from kgp_kedro.models.devices import resolve_device
-
-    resolved = resolve_device(device)
-    tokenizer = AutoTokenizer.from_pretrained(model_path)
-    model = AutoModelForSeq2SeqLM.from_pretrained(model_path).to(resolved).eval()
-    return tokenizer, model, resolved

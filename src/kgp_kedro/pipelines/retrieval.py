@@ -69,7 +69,7 @@ def method_pipeline(method, params, output: str, questions: str = "questions",
     if needs.llm:
         inputs["llm"] = "params:llm"
     for trained in needs.trained:   # the train stage's model folder, for model: trained:<name>
-        inputs[f"trained_{trained}"] = f"trained_encoder_{trained}"
+        inputs[f"trained_{trained}"] = f"trained_{params.train.kind_of(trained)}_{trained}"
     func = update_wrapper(partial(retrieve_passages, name=method.name, setting=setting,
                                   scope=scope), retrieve_passages)
     datasets = {v for v in inputs.values() if not v.startswith("params:")}

@@ -37,7 +37,7 @@ class Requirements:
     graph: bool = False        # the KG of ``retrieve.graph``
     embeddings: bool = False   # passage embeddings and their encoder (``retrieve.embeddings``)
     llm: bool = False          # the LLM of parameters_llm.yml (runs on the QA questions only)
-    trained: tuple[str, ...] = ()   # train.encoders entries named as model: trained:<name>
+    trained: tuple[str, ...] = ()   # train.encoders / generators named as model: trained:<name>
 
     def __or__(self, other: "Requirements") -> "Requirements":
         return Requirements(self.graph or other.graph, self.embeddings or other.embeddings,

@@ -1,6 +1,6 @@
 """Trained models cached by what made them: the digest of the training examples, the training
 parameters and the base model's files, so an unchanged re-run loads the model instead of
-training it again. A cached model is a sentence-transformers folder ``<cache_dir>/<kind>-<digest>``
+training it again. A cached model is a model folder ``<cache_dir>/<kind>-<digest>`` (sentence-transformers or transformers)
 written under a temporary name and renamed when complete (a killed run leaves no half-written
 model behind)."""
 from __future__ import annotations
@@ -35,11 +35,12 @@ def training_digest(examples: Iterable[Any], params: Mapping[str, Any], base_mod
 
 
 def cached_model(cache_dir: str | Path, kind: str, digest: str, train: Callable[[], Any],
-                 load: Callable[[str], Any]) -> tuple[Any, bool]:
-    """``(model, cached)``: the model saved under ``<cache_dir>/<kind>-<digest>`` loaded with
-    ``load`` when it is there, else ``train()``'s model, saved there first."""
+                 load: Callable[[str], Any], complete: str = COMPLETE) -> tuple[Any, bool]:
+    """``(model, cached)``: the model saved under ``<cache_dir>/<kind>-<digest>`` (its file
+    ``complete`` there) loaded with ``load`` when it is there, else ``train()``'s model, saved
+    there first (``model.save(path)``)."""
     folder = Path(cache_dir) / f"{kind}-{digest}"
-    if (folder / COMPLETE).exists():
+    if (folder / complete).exists():
         logger.info("%s: unchanged training data and parameters (%s): loading %s, not training",
                     kind, digest, folder)
         return load(str(folder)), True

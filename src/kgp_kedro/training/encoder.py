@@ -12,8 +12,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from kgp_kedro.progress import Progress
 from kgp_kedro.training.examples import Example, RankingCase
+from kgp_kedro.training.optim import fit
 
 logger = logging.getLogger(__name__)
 
@@ -38,7 +38,7 @@ def features(model, texts: list[str]) -> dict:
 def train_encoder(examples: Sequence[Example], params, desc: str = "train encoder"):
     """``(model, seconds, losses)``: the base model of ``params`` (an
     :class:`~kgp_kedro.config.sections.EncoderTrainingParams`) fine-tuned on ``examples``
-    (AdamW, linear warm-up and decay, gradient norm clipped to 1), in eval mode; ``losses`` the
+    (:func:`~kgp_kedro.training.optim.fit`), in eval mode; ``losses`` the
     loss of every step."""
     import torch
     from sentence_transformers.losses import MultipleNegativesRankingLoss
@@ -53,37 +53,18 @@ def train_encoder(examples: Sequence[Example], params, desc: str = "train encode
     device = resolve_device(params.device)
     model = load_base(params.base_model, device, params.max_length)
     loss_fn = MultipleNegativesRankingLoss(model, scale=params.scale)
-    model.train()
-    optimiser = torch.optim.AdamW(model.parameters(), lr=params.learning_rate, weight_decay=0.01)
-    per_epoch = math.ceil(len(examples) / params.batch_size)
-    total = per_epoch * params.epochs
-    warmup = max(1, int(params.warmup_ratio * total))
-    schedule = torch.optim.lr_scheduler.LambdaLR(optimiser, lambda step: min(
-        (step + 1) / warmup, max(0.0, (total - step) / max(1, total - warmup))))
-    rng = np.random.default_rng(params.seed)
-    losses: list[float] = []
 
-    with Progress(desc, total, log=logger) as bar:
-        for _ in range(params.epochs):
-            order = rng.permutation(len(examples))
-            for begin in range(0, len(order), params.batch_size):
-                batch = [examples[i] for i in order[begin:begin + params.batch_size]]
-                shared = min(len(e.negatives) for e in batch)   # negatives every example has
-                columns = [[e.query for e in batch], [e.positive for e in batch],
-                           *([e.negatives[j] for e in batch] for j in range(shared))]
-                loss = loss_fn([features(model, c) for c in columns], None)
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-                optimiser.step()
-                schedule.step()
-                optimiser.zero_grad()
-                losses.append(float(loss.item()))
-                bar.update()
-                bar.set_postfix(loss=f"{losses[-1]:.3f}")
-    model.eval()
+    def loss_of(batch):
+        shared = min(len(e.negatives) for e in batch)   # negatives every example has
+        columns = [[e.query for e in batch], [e.positive for e in batch],
+                   *([e.negatives[j] for e in batch] for j in range(shared))]
+        return loss_fn([features(model, c) for c in columns], None)
+
+    losses = fit(model, examples, params, loss_of, desc)
     seconds = time.perf_counter() - start
     logger.info("%s: %d examples, %d epoch(s), %d steps on %s in %.1f s (loss %.3f -> %.3f)",
-                desc, len(examples), params.epochs, total, device, seconds, losses[0], losses[-1])
+                desc, len(examples), params.epochs, len(losses), device, seconds, losses[0],
+                losses[-1])
     return model, seconds, losses
 
 
@@ -109,23 +90,33 @@ def example_loss(model, examples: Sequence[Example], scale: float, batch_size: i
     return sum(values) / max(1, len(examples))
 
 
+def first_relevant_rank(scores: np.ndarray, relevant: Sequence[bool]) -> int:
+    """The 1-based rank of the first relevant candidate by ``scores`` (ties: candidate
+    order)."""
+    order = np.argsort(-np.asarray(scores), kind="stable")
+    return int(np.argmax(np.asarray(relevant)[order])) + 1
+
+
+def rank_summary(ranks: Sequence[int]) -> dict[str, float]:
+    """``cases``, ``mrr`` (mean reciprocal rank) and ``recall@1`` / ``recall@5`` (the share
+    of cases ranked within k) of the ranks of held-out cases."""
+    if not len(ranks):
+        return {"cases": 0, "mrr": math.nan, "recall@1": math.nan, "recall@5": math.nan}
+    ranks = np.asarray(ranks)
+    return {"cases": len(ranks), "mrr": float(np.mean(1.0 / ranks)),
+            "recall@1": float(np.mean(ranks <= 1)), "recall@5": float(np.mean(ranks <= 5))}
+
+
 def ranking_scores(encode: Callable[[Sequence[str]], np.ndarray],
                    cases: Sequence[RankingCase]) -> dict[str, float]:
     """Next-passage ranking of held-out cases by the cosine of ``encode``'d query and
-    candidates: ``mrr`` (reciprocal rank of the first relevant candidate) and ``recall@1`` /
-    ``recall@5`` (a relevant candidate among the top k), means over the cases."""
+    candidates (:func:`rank_summary`)."""
     if not cases:
-        return {"cases": 0, "mrr": math.nan, "recall@1": math.nan, "recall@5": math.nan}
+        return rank_summary([])
     texts = list(dict.fromkeys([t for c in cases for t in (c.query, *c.candidates)]))
     vectors = np.asarray(encode(texts), dtype=np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True).clip(1e-12)
     row = {t: i for i, t in enumerate(texts)}
-    ranks = []
-    for case in cases:
-        scores = vectors[[row[t] for t in case.candidates]] @ vectors[row[case.query]]
-        order = np.argsort(-scores, kind="stable")
-        relevant = np.asarray(case.relevant)[order]
-        ranks.append(int(np.argmax(relevant)) + 1)
-    ranks = np.asarray(ranks)
-    return {"cases": len(cases), "mrr": float(np.mean(1.0 / ranks)),
-            "recall@1": float(np.mean(ranks <= 1)), "recall@5": float(np.mean(ranks <= 5))}
+    return rank_summary([first_relevant_rank(vectors[[row[t] for t in c.candidates]]
+                                             @ vectors[row[c.query]], c.relevant)
+                         for c in cases])

@@ -17,7 +17,7 @@ instead: the next hop's passages among every other passage of the collection not
 before it."""
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -55,8 +55,8 @@ class RankingCase:
 class TrainingSet:
     """Examples to train on and held-out ranking cases (no question in both)."""
 
-    examples: list[Example] = field(default_factory=list)
-    heldout: list[RankingCase] = field(default_factory=list)
+    examples: list = field(default_factory=list)    # Example, GenerationExample
+    heldout: list = field(default_factory=list)     # RankingCase, GenerationCase
 
     @property
     def n_questions(self) -> int:
@@ -120,21 +120,22 @@ def path_cases(path: ReasoningPath, collection: pd.DataFrame, kind: str) -> list
     return cases
 
 
-def training_set(paths: Iterable[tuple[ReasoningPath, pd.DataFrame]], kind: str,
-                 negatives: int, positives_per_hop: int, max_examples: int,
-                 heldout_share: float, max_heldout: int) -> TrainingSet:
-    """Examples of ``kind`` from ``paths`` (as :func:`~kgp_kedro.training.paths.reasoning_paths`
-    yields them), questions held out by :func:`~kgp_kedro.ewek.training.is_heldout`; stops when
-    both ``max_examples`` examples and ``max_heldout`` held-out questions are reached (a
-    question's paths stay on one side; the last one may pass ``max_examples``)."""
-    if kind not in KINDS:
-        raise ValueError(f"training kind {kind!r}: expected one of {', '.join(KINDS)}")
+def split_paths(paths: Iterable[tuple[ReasoningPath, pd.DataFrame]],
+                examples_of: Callable[[ReasoningPath, pd.DataFrame], list],
+                cases_of: Callable[[ReasoningPath, pd.DataFrame], list], max_examples: int,
+                heldout_share: float, max_heldout: int, one_order: bool = False) -> TrainingSet:
+    """Training examples (``examples_of`` a path) and held-out cases (``cases_of`` a path) of
+    ``paths`` (as :func:`~kgp_kedro.training.paths.reasoning_paths` yields them), questions
+    held out by :func:`~kgp_kedro.ewek.training.is_heldout`; stops when both ``max_examples``
+    examples and ``max_heldout`` held-out questions are reached (a question's paths stay on
+    one side; the last one may pass ``max_examples``). ``one_order``: a question's first path
+    only."""
     result = TrainingSet()
     side: dict[str, bool] = {}
     held_questions: set[str] = set()
     for path, collection in paths:
-        if path.question_id in side and kind == "dpr":
-            continue   # a question's other orders give dpr the same examples
+        if path.question_id in side and one_order:
+            continue
         if path.question_id not in side:
             if len(result.examples) >= max_examples and len(held_questions) >= max_heldout:
                 break
@@ -142,8 +143,20 @@ def training_set(paths: Iterable[tuple[ReasoningPath, pd.DataFrame]], kind: str,
         if side[path.question_id]:
             if len(held_questions) < max_heldout or path.question_id in held_questions:
                 held_questions.add(path.question_id)
-                result.heldout += path_cases(path, collection, kind)
+                result.heldout += cases_of(path, collection)
         elif len(result.examples) < max_examples:
-            result.examples += path_examples(path, collection, kind, negatives,
-                                             positives_per_hop)
+            result.examples += examples_of(path, collection)
     return result
+
+
+def training_set(paths: Iterable[tuple[ReasoningPath, pd.DataFrame]], kind: str,
+                 negatives: int, positives_per_hop: int, max_examples: int,
+                 heldout_share: float, max_heldout: int) -> TrainingSet:
+    """Examples of ``kind`` from ``paths`` and the held-out questions' ranking cases
+    (:func:`split_paths`; a question's other orders give ``dpr`` the same examples)."""
+    if kind not in KINDS:
+        raise ValueError(f"training kind {kind!r}: expected one of {', '.join(KINDS)}")
+    return split_paths(
+        paths, lambda p, c: path_examples(p, c, kind, negatives, positives_per_hop),
+        lambda p, c: path_cases(p, c, kind), max_examples, heldout_share, max_heldout,
+        one_order=kind == "dpr")

@@ -1,13 +1,14 @@
-"""The ``train`` block (``parameters_train.yml``): the train files and the bi-encoders fine-tuned
-on them. Where the default is not the paper's value, the comment says the paper's and why."""
+"""The ``train`` block (``parameters_train.yml``): the train files and the bi-encoders and
+generators fine-tuned on them. Where the default is not the paper's value, the comment says the paper's and why."""
 from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from kgp_kedro.config.base import Fraction, Int, Params, PosInt
 from kgp_kedro.config.sections import Source
+from kgp_kedro.models.generators import PACKAGED_GENERATOR
 
 BUNDLED_TRAIN_FILES = [
     {"dataset": "hotpotqa", "path": "data/01_raw/hotpotqa/hotpot_train_v1.1_sample100.json"},
@@ -40,12 +41,53 @@ class EncoderTrainingParams(Params):
     device: str = "auto"
 
 
+class GeneratorTrainingParams(Params):
+    """The generative agent fine-tuned on Listing 1 examples (question and evidence so far ->
+    next supporting passage; :mod:`kgp_kedro.training.generation`). The paper fine-tunes
+    T5-large (0.7B) with its tutorial's defaults on ~90k HotpotQA questions; no T5 weights
+    install from the package registry, so the base is the packaged SmolLM2-135M-Instruct
+    (any local seq2seq or causal checkpoint, e.g. t5-large on a GPU, or a hub name works)."""
+
+    base_model: str = PACKAGED_GENERATOR
+    positives_per_hop: PosInt = 1          # a hop's first passages taken as targets
+    # examples trained on: 128 (16 steps of 8) took 586 s on 2 CPUs shared at load ~11, one
+    # torch thread (docs/training.md); a GPU takes the full train files (raise it there)
+    max_examples: PosInt = 256
+    heldout_share: Fraction = 0.1          # questions held out (never trained on), scored
+    max_heldout: PosInt = 20               # held-out questions scored (bounds the cost)
+    epochs: PosInt = 1                     # paper: the tutorial's (a few epochs)
+    batch_size: PosInt = 8                 # paper: the tutorial's (8 for T5)
+    learning_rate: float = Field(1e-4, gt=0)   # the tutorial's T5 rate
+    warmup_ratio: Fraction = 0.1
+    max_input_tokens: PosInt = 192         # question and evidence (cut from the start)
+    max_target_tokens: PosInt = 32         # the next passage's opening (title, first words)
+    seed: Int = 0
+    device: str = "auto"
+
+
 class TrainParams(Params):
     """What the train stage reads and trains: ``sources`` are train files only (never dev);
-    each entry of ``encoders`` is trained when a retrieve method names it as ``trained:<name>``."""
+    each entry of ``encoders`` and ``generators`` is trained when a retrieve method names it
+    as ``trained:<name>``."""
 
     sources: list[Source] = Field(default_factory=lambda: [Source(**s) for s in
                                                            BUNDLED_TRAIN_FILES], min_length=1)
     encoders: dict[str, EncoderTrainingParams] = Field(default_factory=lambda: {
         "dpr": EncoderTrainingParams(kind="dpr"), "mdr": EncoderTrainingParams(kind="mdr")})
+    # generative agents (KGP-T5's role), named as trained:<name> like the encoders
+    generators: dict[str, GeneratorTrainingParams] = Field(default_factory=lambda: {
+        "t5": GeneratorTrainingParams()})
     cache_dir: str = "data/06_models/cache/trained"   # models by digest of data + parameters
+
+    @model_validator(mode="after")
+    def _distinct_names(self) -> "TrainParams":
+        for name in self.generators:
+            if name in self.encoders:
+                raise ValueError(f"generators.{name}: also a train.encoders entry; a "
+                                 "trained:<name> must name one model")
+        return self
+
+    def kind_of(self, name: str) -> str | None:
+        """``encoder`` or ``generator``: which block names ``name`` (None: neither)."""
+        return ("encoder" if name in self.encoders else
+                "generator" if name in self.generators else None)

@@ -30,6 +30,35 @@ def read_train_sources(train: dict[str, Any], passages: dict[str, Any]
     return questions, split
 
 
+def _trained_or_cached(cache_dir: str, name: str, digest: str, train_it, load,
+                       report: dict[str, Any], complete: str):
+    """``(model, report row)``: ``train_it()``'s model (which fills ``report``), or the one
+    the same digest cached with its report; the report is kept beside the cached model."""
+    from kgp_kedro.training.artifacts import cached_model
+
+    model, cached = cached_model(cache_dir, name, digest, train_it, load, complete)
+    folder = Path(cache_dir) / f"{name}-{digest}"
+    if cached:
+        report = json.loads((folder / REPORT).read_text())
+    else:
+        (folder / REPORT).write_text(json.dumps(report, indent=1))
+        logger.info("train %s: held-out next-passage MRR %.3f (base) -> %.3f (trained) on %d "
+                    "cases", name, report["heldout_mrr_base"], report["heldout_mrr_trained"],
+                    report["heldout_cases"])
+    return model, pd.DataFrame([{**report, "cached": cached}])
+
+
+def _report(name: str, kind: str, digest: str, made, seconds: float, losses: list[float],
+            before: dict[str, float], after: dict[str, float]) -> dict[str, Any]:
+    """A training report: examples, questions, seconds, first and last loss, and the
+    held-out ranking by the base model and by the trained one."""
+    return {"name": name, "kind": kind, "digest": digest, "examples": len(made.examples),
+            "questions": made.n_questions, "heldout_cases": before["cases"], "seconds": seconds,
+            "loss_first": losses[0], "loss_last": losses[-1],
+            **{f"heldout_{k}_base": v for k, v in before.items() if k != "cases"},
+            **{f"heldout_{k}_trained": v for k, v in after.items() if k != "cases"}}
+
+
 def train_bi_encoder(questions: pd.DataFrame, passages: pd.DataFrame, train: dict[str, Any],
                      name: str):
     """``(trained_encoder_<name>, training_report_<name>)``: ``train.encoders.<name>``
@@ -39,7 +68,7 @@ def train_bi_encoder(questions: pd.DataFrame, passages: pd.DataFrame, train: dic
     by the trained one."""
     from kgp_kedro.models.devices import resolve_device
     from kgp_kedro.models.encoders import resolve_model_path
-    from kgp_kedro.training.artifacts import cached_model, training_digest
+    from kgp_kedro.training.artifacts import training_digest
     from kgp_kedro.training.encoder import load_base, ranking_scores, train_encoder
     from kgp_kedro.training.examples import training_set
     from kgp_kedro.training.paths import reasoning_paths
@@ -57,26 +86,45 @@ def train_bi_encoder(questions: pd.DataFrame, passages: pd.DataFrame, train: dic
         return lambda texts: model.encode(list(texts), batch_size=64)
 
     def train_it():
-        base = load_base(ep.base_model, device, ep.max_length)
-        before = ranking_scores(encode_with(base), made.heldout)
+        before = ranking_scores(encode_with(load_base(ep.base_model, device, ep.max_length)),
+                                made.heldout)
         model, seconds, losses = train_encoder(made.examples, ep, f"train {name}")
-        after = ranking_scores(encode_with(model), made.heldout)
-        report.update({"name": name, "kind": ep.kind, "digest": digest,
-                       "examples": len(made.examples), "questions": made.n_questions,
-                       "heldout_cases": before["cases"], "seconds": seconds,
-                       "loss_first": losses[0], "loss_last": losses[-1],
-                       **{f"heldout_{k}_base": v for k, v in before.items() if k != "cases"},
-                       **{f"heldout_{k}_trained": v for k, v in after.items() if k != "cases"}})
+        report.update(_report(name, ep.kind, digest, made, seconds, losses, before,
+                              ranking_scores(encode_with(model), made.heldout)))
         return model
 
-    model, cached = cached_model(params.cache_dir, name, digest, train_it,
-                                 lambda path: load_base(path, device, ep.max_length))
-    folder = Path(params.cache_dir) / f"{name}-{digest}"
-    if cached:
-        report = json.loads((folder / REPORT).read_text())
-    else:
-        (folder / REPORT).write_text(json.dumps(report, indent=1))
-        logger.info("train %s: held-out next-passage MRR %.3f (base) -> %.3f (trained) on %d "
-                    "cases", name, report["heldout_mrr_base"], report["heldout_mrr_trained"],
-                    report["heldout_cases"])
-    return model, pd.DataFrame([{**report, "cached": cached}])
+    return _trained_or_cached(params.cache_dir, name, digest, train_it,
+                              lambda path: load_base(path, device, ep.max_length), report,
+                              "modules.json")
+
+
+def train_generator_model(questions: pd.DataFrame, passages: pd.DataFrame,
+                          train: dict[str, Any], name: str):
+    """``(trained_generator_<name>, training_report_<name>)``: ``train.generators.<name>``
+    fine-tuned on its Listing 1 examples (loaded from ``train.cache_dir`` when the same
+    examples and parameters trained it before), and its report row as for an encoder, the
+    held-out ranking by TF-IDF similarity to the generated next evidence."""
+    from kgp_kedro.models.generators import open_generator, resolve_generator_path
+    from kgp_kedro.training.artifacts import training_digest
+    from kgp_kedro.training.generation import (generation_ranking, generation_set,
+                                               train_generator)
+    from kgp_kedro.training.paths import reasoning_paths
+
+    params = validate(TrainParams, train, "train")
+    gp = params.generators[name]
+    made = generation_set(reasoning_paths(questions, passages), gp.positives_per_hop,
+                          gp.max_examples, gp.heldout_share, gp.max_heldout)
+    digest = training_digest(made.examples, gp.model_dump(mode="json"),
+                             resolve_generator_path(gp.base_model))
+    report: dict[str, Any] = {}
+
+    def train_it():
+        before = generation_ranking(open_generator(gp.base_model, gp.device), made.heldout, gp)
+        generator, seconds, losses = train_generator(made.examples, gp, f"train {name}")
+        report.update(_report(name, "generator", digest, made, seconds, losses, before,
+                              generation_ranking(generator, made.heldout, gp)))
+        return generator
+
+    return _trained_or_cached(params.cache_dir, name, digest, train_it,
+                              lambda path: open_generator(path, gp.device), report,
+                              "config.json")

@@ -1,11 +1,12 @@
-"""train: one node per ``train.encoders`` entry a retrieve method names as ``trained:<name>``
-(none: an empty stage), writing ``trained_encoder_<name>`` (a model folder, data/06_models)
-and ``training_report_<name>``."""
+"""train: one node per ``train.encoders`` or ``train.generators`` entry a retrieve method names
+as ``trained:<name>`` (none: an empty stage), writing ``trained_encoder_<name>`` or
+``trained_generator_<name>`` (a model folder, data/06_models) and ``training_report_<name>``."""
 from functools import partial, update_wrapper
 
 from kedro.pipeline import Pipeline, node
 
-from kgp_kedro.pipelines.train.nodes import read_train_sources, train_bi_encoder
+from kgp_kedro.pipelines.train.nodes import (read_train_sources, train_bi_encoder,
+                                             train_generator_model)
 
 
 def needed(params) -> list[str]:
@@ -21,8 +22,10 @@ def create_pipeline(params) -> Pipeline:
     nodes = [node(read_train_sources, ["params:train", "params:passages"],
                   ["train_questions", "train_passages"], name="read_train_sources")]
     for name in names:
-        func = update_wrapper(partial(train_bi_encoder, name=name), train_bi_encoder)
-        nodes.append(node(func, ["train_questions", "train_passages", "params:train"],
-                          [f"trained_encoder_{name}", f"training_report_{name}"],
+        kind = params.train.kind_of(name)
+        train = train_bi_encoder if kind == "encoder" else train_generator_model
+        nodes.append(node(update_wrapper(partial(train, name=name), train),
+                          ["train_questions", "train_passages", "params:train"],
+                          [f"trained_{kind}_{name}", f"training_report_{name}"],
                           name=f"train_{name}"))
     return Pipeline(nodes, tags=["train"])

@@ -1,0 +1,46 @@
+"""The optimisation every fine-tuning here shares: AdamW (weight decay 0.01) with a linear
+warm-up over ``warmup_ratio`` of the steps and a linear decay to 0, the gradient norm clipped
+to 1, over seeded shuffled batches, with a progress bar."""
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from kgp_kedro.progress import Progress
+
+logger = logging.getLogger(__name__)
+
+
+def fit(model, examples: Sequence[Any], params, loss_of: Callable[[list[Any]], Any],
+        desc: str) -> list[float]:
+    """Train ``model`` on ``examples`` for ``params.epochs`` epochs of ``params.batch_size``
+    (``params``: learning_rate, warmup_ratio, seed too), ``loss_of`` a batch giving its loss
+    tensor; the loss of every step. The model is left in eval mode."""
+    import torch
+
+    total = math.ceil(len(examples) / params.batch_size) * params.epochs
+    adamw = torch.optim.AdamW(model.parameters(), lr=params.learning_rate, weight_decay=0.01)
+    warmup = max(1, int(params.warmup_ratio * total))
+    schedule = torch.optim.lr_scheduler.LambdaLR(adamw, lambda step: min(
+        (step + 1) / warmup, max(0.0, (total - step) / max(1, total - warmup))))
+    rng = np.random.default_rng(params.seed)
+    losses: list[float] = []
+    model.train()
+    with Progress(desc, total, log=logger) as bar:
+        for _ in range(params.epochs):
+            order = rng.permutation(len(examples))
+            for begin in range(0, len(order), params.batch_size):
+                loss = loss_of([examples[i] for i in order[begin:begin + params.batch_size]])
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                adamw.step()
+                schedule.step()
+                adamw.zero_grad()
+                losses.append(float(loss.item()))
+                bar.update()
+    model.eval()
+    return losses
