@@ -17,7 +17,7 @@ setting, so that dev questions stay unseen.
 Everything runs through the project's own code in memory: the ingest → passages → embed → kg
 chain (or the pooled stage's ``pool_questions`` and ``build_pooled_graph`` nodes) via
 :func:`kgp_kedro.pipelines.in_memory.run_chain`, each method through the retrieve stage's node
-(:func:`kgp_kedro.pipelines.retrieve.nodes.retrieve_passages`, which times each question and
+(:func:`kgp_kedro.pipelines.retrieval.retrieve_passages`, which times each question and
 counts its model calls), and the metrics of :func:`kgp_kedro.evaluation.retrieval.score_retrieval`.
 The KG stage runs only when a chosen method walks a KG. ms/question is the mean of the
 retrieve node's per-question latency (batched methods: the batch's time over its questions; the
@@ -98,7 +98,7 @@ def prepare_source(raw, params, source: dict, pooled: bool, needs_graph: bool) -
 
 def run_method(raw, params, name: str, data: dict) -> tuple[pd.DataFrame, float]:
     """``retrieved_<name>`` from the retrieve stage's node, given what the method requires."""
-    from kgp_kedro.pipelines.retrieve.nodes import retrieve_passages
+    from kgp_kedro.pipelines.retrieval import retrieve_passages
 
     needs = params.methods[name].requirements
     encoder = params.retrieve.embeddings

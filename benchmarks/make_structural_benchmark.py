@@ -292,7 +292,6 @@ def measure(out: Path, top: int, use_llm: bool) -> None:
           f"(HotpotQA, MuSiQue, 2Wiki): {1 - len(wrong) / len(bundled):.3f}"
           + (f"; routed as structural: {wrong[:3]}" if wrong else ""))
     if use_llm:
-        from kgp_kedro.config.sections import LlmParams  # noqa: F401 - validated by make_llm
         from kgp_kedro.llm import make_llm
         from omegaconf import OmegaConf
 
