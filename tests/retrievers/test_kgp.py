@@ -14,7 +14,7 @@ from kgp_kedro.graphs.build import GraphTables, build_variant
 from kgp_kedro.graphs.builders.tfidf import TfidfBuilder
 from kgp_kedro.llm import LLMClient
 from kgp_kedro.llm.backends import OpenAIBackend
-from kgp_kedro.reading.reader import _contexts
+from kgp_kedro.reading.reader import ranked_contexts
 from kgp_kedro.retrievers import Requirements, Resources
 from kgp_kedro.retrievers.kgp import Kgp, parse_agent
 from kgp_kedro.retrievers.run import CollectionSource, run_retriever
@@ -176,13 +176,13 @@ def test_a_numbered_prompt_of_paths_lists_their_passages_once_seeds_included(hot
     questions, passages, tables = hotpot_kg
     table, _ = _run({"method": "kgp"}, questions.head(1), passages, tables)
     texts = dict(zip(passages["passage_id"], passages["text"]))
-    numbered = _contexts(table, texts, "numbered")
+    numbered = ranked_contexts(table, texts, "numbered")
     in_order = list(dict.fromkeys(p for path in table.sort_values("rank")["path"]
                                   for p in path.split(" > ")))
     assert [ids for ids, _ in numbered] == [(p,) for p in in_order]
     assert len(in_order) < 2 * len(table)
     assert in_order[0] == table["path"].iloc[0].split(" > ")[0]   # the first seed leads
-    paths = _contexts(table, texts, "paths")
+    paths = ranked_contexts(table, texts, "paths")
     assert len(paths) == len(table) == 30
     first = table.sort_values("rank").iloc[0]
     steps = tuple(first.path.split(" > "))
@@ -191,7 +191,7 @@ def test_a_numbered_prompt_of_paths_lists_their_passages_once_seeds_included(hot
     # a distinct-mode table: the numbered contexts are its passages in rank order, as before
     distinct, _ = _run({"method": "kgp", "mode": "distinct"}, questions.head(1), passages,
                        tables)
-    assert [ids for ids, _ in _contexts(distinct, texts, "numbered")] == \
+    assert [ids for ids, _ in ranked_contexts(distinct, texts, "numbered")] == \
         [(p,) for p in distinct.sort_values("rank")["passage_id"]]
 
 
