@@ -199,7 +199,6 @@ def train_cross_encoder(pairs: TrainingPairs, params: TrainingParams):
                 schedule.step()
                 optimiser.zero_grad()
                 bar.update()
-                bar.set_postfix(loss=f"{loss.item():.3f}")
     model.eval()
     seconds = time.perf_counter() - start
     logger.info("cross-encoder trained on %d pairs, %d epoch(s), on %s in %.1f s", len(pairs),
