@@ -33,7 +33,7 @@ def test_a_line_every_interval_with_rate_and_time_left(caplog):
             progress.update(10)       # 5 s after the last line: nothing
             clock.now += 55
             progress.update(50)       # all done: the closing line says it
-    lines = [r.getMessage() for r in caplog.records]
+    lines = [r.getMessage() for r in caplog.records if r.name == log.name]
     assert lines == ["encode: 40/100 (40%), 1/s, about 1m 00s left",
                      "encode: 100/100 done in 1m 40s"]
 

@@ -123,8 +123,10 @@ def test_structure_notebook_shows_a_documents_graph_and_a_structural_questions_p
              + str(o.get("text", "")) for o in outputs]               # without rich's colours
     # the path of each question: the structural one (a table on a named page of the PDF)
     # routed structural with its page key to nodes of that page, the content one to Algorithm 1
-    (path,) = [t for t in shown if "[structural question]" in t]
-    structural, content = path.split("[content question]")
+    # (one cell prints both; a log line in between may split its stream into two outputs)
+    printed = "".join(shown)
+    assert printed.count("[structural question]") == printed.count("[content question]") == 1
+    structural, content = printed.split("[structural question]")[1].split("[content question]")
     page = re.search(r"page (\d+) of \S+\.pdf", structural).group(1)
     assert f"routing (rules): structural; keys page={page}, table=0" in structural
     assert re.search(rf"retrieved \d+ node\(s\): \S+ \(table, page {page}\)", structural)
