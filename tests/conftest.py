@@ -16,21 +16,6 @@ MUSIQUE = RAW / "musique" / "musique_ans_v1.0_dev_sample181.jsonl"
 TWOWIKI = RAW / "2wikimultihopqa" / "dev_sample103.json"
 
 
-# The suite runs on two pytest-xdist workers (pyproject's addopts: ``-n 2 --dist loadgroup``).
-# A test using one of these session fixtures joins its group: one worker holds the fixture and
-# runs the group's tests, so the session's one project run (and its executed notebooks), the
-# Dask cluster and the llama.cpp server each start once, while the other worker takes the rest.
-# Every other test goes with its module (a module's fixtures are made once).
-SHARED_FIXTURES = ("project_run", "dask_client", "llama_server")
-
-
-@pytest.hookimpl(tryfirst=True)   # before xdist reads the groups
-def pytest_collection_modifyitems(items) -> None:
-    for item in items:
-        shared = [name for name in SHARED_FIXTURES if name in item.fixturenames]
-        item.add_marker(pytest.mark.xdist_group(shared[0] if shared else item.nodeid.split("::")[0]))
-
-
 def load(dataset: str, path: Path, limit: int | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     questions, documents = read_source(dataset, path, dataset, limit)
     return pd.DataFrame(questions), pd.DataFrame(documents)
