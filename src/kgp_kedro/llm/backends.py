@@ -129,8 +129,10 @@ class LocalBackend:
                                "GPU offload")
         self.model = model_path and path.name or model
         self.context_window = n_ctx
+        # n_threads for generation and prompt evaluation alike (llama-cpp-python's own default
+        # evaluates prompts on every core, which collapses on a shared machine)
         self.llm = llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads,
-                                   n_gpu_layers=-1 if gpu else 0, seed=seed, verbose=False)
+                                   n_threads_batch=n_threads, n_gpu_layers=-1 if gpu else 0, seed=seed, verbose=False)
         logger.info("Loaded local LLM %s (%s, n_ctx=%d, %s)", self.model, path, n_ctx,
                     "GPU" if gpu else "CPU")
 
