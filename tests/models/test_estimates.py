@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from kgp_kedro.models.estimates import duration, encoding_estimate, linking_estimate
+from kgp_kedro.models.estimates import encoding_estimate, estimated_duration, linking_estimate
 
 
 @pytest.fixture
@@ -25,11 +25,11 @@ def test_passages_over_the_rate_rounded_up(idle):
     assert encoding_estimate(100, "cuda", "bfloat16", 2, "AVX512") == "no estimate on cuda"
     assert linking_estimate(7412, "offline") == "about 45 s; at 170 passages/s"   # 43.6 s
     assert linking_estimate(7412, "tagme") == "no estimate for the tagme linker"
-    assert [duration(s) for s in (0.2, 41, 60, 61, 3600 + 290)] == \
+    assert [estimated_duration(s) for s in (0.2, 41, 60, 61, 3600 + 290)] == \
         ["about 5 s", "about 45 s", "about 1 min", "about 2 min", "about 1 h 5 min"]
 
 
 def test_a_busy_machine_stretches_the_estimate(monkeypatch):
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     monkeypatch.setattr(os, "getloadavg", lambda: (8.0, 1.0, 1.0))
-    assert duration(90) == "about 2 min idle, up to 6 min at this load (8.0 on 2 CPUs)"
+    assert estimated_duration(90) == "about 2 min idle, up to 6 min at this load (8.0 on 2 CPUs)"

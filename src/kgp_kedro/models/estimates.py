@@ -30,7 +30,7 @@ def _span(seconds: float) -> str:
     return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60} min"
 
 
-def duration(seconds: float) -> str:
+def estimated_duration(seconds: float) -> str:
     """``'about 3 min'``, and, when the machine is busier than its CPUs (1-minute load average
     above the CPU count: each thread gets a share of a core), what that load makes of it."""
     text = f"about {_span(seconds)}"
@@ -53,7 +53,7 @@ def encoding_estimate(n_texts: int, device: str, dtype: str, threads: int,
     rate = ENCODE_RATES_PER_THREAD.get((dtype, capability),
                                        ENCODE_RATES_PER_THREAD[("float32", "AVX2")])
     seconds = n_texts / (rate * max(threads, 1))
-    return (f"{duration(seconds)}; {threads} CPU thread{'s' * (threads != 1)} ({capability}) "
+    return (f"{estimated_duration(seconds)}; {threads} CPU thread{'s' * (threads != 1)} ({capability}) "
             f"in {dtype}, at {rate:.0f} passages/s a thread")
 
 
@@ -61,4 +61,4 @@ def linking_estimate(n_texts: int, backend: str) -> str:
     """What the entity linker will take on ``n_texts`` passages, as a phrase for a log line."""
     if backend != "offline":
         return f"no estimate for the {backend} linker"
-    return f"{duration(n_texts / LINK_RATE)}; at {LINK_RATE:.0f} passages/s"
+    return f"{estimated_duration(n_texts / LINK_RATE)}; at {LINK_RATE:.0f} passages/s"
