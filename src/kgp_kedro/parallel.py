@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any, TypeVar
 
 from kgp_kedro.progress import INTERVAL_SECONDS, Progress
@@ -59,17 +59,20 @@ def _cluster(client: Any):
 
 
 def map(fn: Callable[..., R], items: Iterable[T], *shared: Any, desc: str = "items",
-        interval: float = INTERVAL_SECONDS) -> list[R]:   # noqa: A001 (the module's verb)
+        interval: float = INTERVAL_SECONDS,
+        progress: Progress | None = None) -> list[R]:   # noqa: A001 (the module's verb)
     """``[fn(item, *shared) for item in items]``, spread over the active Dask cluster's
     workers when there is one (:func:`active_client`) and there are at least two items.
 
     ``shared`` objects (a builder with its features, an encoder's parameters) are sent to the
     cluster once, not once per item. Progress (done / total, rate, time left) is logged
-    every ``interval`` seconds under ``desc`` (:class:`~kgp_kedro.progress.Progress`).
+    every ``interval`` seconds under ``desc`` (:class:`~kgp_kedro.progress.Progress`), or
+    counted on the caller's ``progress`` (a longer loop that calls this in rounds) instead.
     An item that raises raises here, with the item's own exception."""
     items = list(items)
     client = active_client() if len(items) > 1 else None
-    with Progress(desc, len(items), interval, logger) as progress:
+    with (nullcontext(progress) if progress is not None
+          else Progress(desc, len(items), interval, logger)) as progress:
         if client is None:
             results = []
             for item in items:

@@ -72,13 +72,12 @@ def _collection_tables(passages: pd.DataFrame, builder: GraphBuilder,
         while round_ := [(attach(c, None, None, embeddings), structured.get(c.collection_id))
                          for c in islice(collections, COLLECTIONS_PER_TASK_ROUND)]:
             built = parallel.map(_build_collection, round_, builder, settings,
-                                 desc=f"kg {name}", interval=float("inf"))
+                                 progress=progress)
             for graphs in built:
                 for label, took, _, _ in graphs:
                     seconds[label] += took
                 yield (pd.concat([rows for _, _, rows, _ in graphs], ignore_index=True)
                        .drop_duplicates("node_id"), [rows for _, _, _, rows in graphs])
-            progress.update(len(round_))
     for label, total in seconds.items():
         logger.info("kg %s [%s]: %.1f ms per collection (%d collections)", name, label,
                     1000 * total / max(n, 1), n)
