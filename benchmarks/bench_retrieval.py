@@ -22,7 +22,6 @@ first --llm-questions questions; the seq2seq agent runs only with a configured c
 from __future__ import annotations
 
 import argparse
-import copy
 import os
 import time
 from pathlib import Path
@@ -30,11 +29,9 @@ from pathlib import Path
 import numpy as np
 
 from kgp_kedro.config.project import validate_parameters
-from kgp_kedro.graphs.build import GraphTables
 from kgp_kedro.llm import make_llm
 from kgp_kedro.models import load_encoder
-from kgp_kedro.models.embeddings import EmbeddingLookup
-from kgp_kedro.pipelines.in_memory import run_chain
+from kgp_kedro.pipelines.in_memory import kg_per_source
 from kgp_kedro.pipelines.parameters import project_parameters
 from kgp_kedro.retrievers import Resources, SkippedMethod
 from kgp_kedro.retrievers.kgp import Kgp
@@ -191,28 +188,18 @@ def main() -> None:
     encoder.encode(["warm-up"])  # the first call's one-off costs stay out of every figure
     llm = (TimedLLM(make_llm({**params.llm.model_dump(), "cache": None}))
            if args.llm_questions else None)
-    graph = params.retrieve.graph.variant
     import torch
 
     print(f"{load_line()}; encoder on {encoder.device} ({encoder.dtype}, {torch.get_num_threads()} "
           f"torch threads); budget {params.retrieve.budget}")
-    for source in raw["ingest"]["sources"]:
-        one = copy.deepcopy(raw)
-        one["ingest"]["sources"] = [{**source, "limit": args.questions}]
-        data = run_chain("kg", one, to_outputs=[f"kg_edges_{graph}",
-                                                f"passage_embeddings_{params.retrieve.embeddings}"])
-        questions, passages = data["questions"], data["passages"]
-        embeddings = EmbeddingLookup(data[f"passage_embeddings_{params.retrieve.embeddings}"],
-                                     encoder_params.model)
-        collections = CollectionSource(passages, GraphTables(data[f"kg_nodes_{graph}"],
-                                                             data[f"kg_edges_{graph}"]),
-                                       params.graph_setting, embeddings)
+    for source, questions, passages, graphs, embeddings in kg_per_source(raw, params,
+                                                                          args.questions):
+        collections = CollectionSource(passages, graphs, params.graph_setting, embeddings)
         print(f"\n{source['dataset']}: {len(questions)} questions, "
               f"{len(passages) / passages['collection_id'].nunique():.0f} passages each")
         print(f"  traversal, LLM-free KGP ({load_line()}):")
         for line in bench_traversal(params, questions, lambda: CollectionSource(
-                passages, GraphTables(data[f"kg_nodes_{graph}"], data[f"kg_edges_{graph}"]),
-                params.graph_setting, embeddings), encoder, args.modes):
+                passages, graphs, params.graph_setting, embeddings), encoder, args.modes):
             print(line, flush=True)
         print(f"  ({load_line()})")
         if args.traversal_only:

@@ -18,7 +18,6 @@ CPUs move them all).
 from __future__ import annotations
 
 import argparse
-import copy
 import os
 import time
 from pathlib import Path
@@ -27,10 +26,8 @@ import pandas as pd
 
 from kgp_kedro.config.project import parse_method, validate_parameters
 from kgp_kedro.evaluation.retrieval import score_retrieval
-from kgp_kedro.graphs.build import GraphTables
 from kgp_kedro.models import load_encoder
-from kgp_kedro.models.embeddings import EmbeddingLookup
-from kgp_kedro.pipelines.in_memory import run_chain
+from kgp_kedro.pipelines.in_memory import kg_per_source
 from kgp_kedro.pipelines.parameters import project_parameters
 from kgp_kedro.pipelines.retrieval import with_trained
 from kgp_kedro.pipelines.train.nodes import (read_train_sources, train_bi_encoder,
@@ -99,17 +96,9 @@ def main() -> None:
     folders = train_all(raw, params, args.methods)
     encoder_params = params.encoder(params.retrieve.embeddings)
     encoder = load_encoder(encoder_params)
-    graph = params.retrieve.graph.variant
     rows = []
-    for source in raw["ingest"]["sources"]:
-        one = copy.deepcopy(raw)
-        one["ingest"]["sources"] = [{**source, "limit": args.questions}]
-        data = run_chain("kg", one, to_outputs=[f"kg_edges_{graph}",
-                                                f"passage_embeddings_{params.retrieve.embeddings}"])
-        questions, passages = data["questions"], data["passages"]
-        embeddings = EmbeddingLookup(data[f"passage_embeddings_{params.retrieve.embeddings}"],
-                                     encoder_params.model)
-        graphs = GraphTables(data[f"kg_nodes_{graph}"], data[f"kg_edges_{graph}"])
+    for source, questions, passages, graphs, embeddings in kg_per_source(raw, params,
+                                                                          args.questions):
         tables = []
         for name in args.methods:
             method = parse_method(name, with_trained(raw["retrieve"]["methods"][name], folders),

@@ -3,14 +3,19 @@ what the wiring tests and the benchmarks use, so they run exactly the nodes ``ke
 runs, with the project's validated parameters, and write nothing to ``data/``."""
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+import copy
+from collections.abc import Iterator, Mapping
+from typing import Any, NamedTuple
+
+import pandas as pd
 
 from kedro.io import DataCatalog, MemoryDataset
 from kedro.pipeline import Pipeline
 from kedro.runner import AbstractRunner, SequentialRunner
 
 from kgp_kedro.datasets.raw_source import raw_source_datasets
+from kgp_kedro.graphs.build import GraphTables
+from kgp_kedro.models.embeddings import EmbeddingLookup
 
 
 class _KeptDataset(MemoryDataset):
@@ -68,3 +73,30 @@ def run_chain(chain: str, raw_params: Mapping[str, Any],
     if to_outputs:
         pipeline = pipeline.filter(to_outputs=to_outputs)
     return run_in_memory(pipeline, raw_params)
+
+
+class SourceKg(NamedTuple):
+    """One source's questions and passages, its retrieval graph and its passage vectors."""
+
+    source: Mapping[str, Any]
+    questions: pd.DataFrame
+    passages: pd.DataFrame
+    graphs: GraphTables
+    embeddings: EmbeddingLookup
+
+
+def kg_per_source(raw_params: Mapping[str, Any], params: Any, limit: int | None
+                  ) -> Iterator[SourceKg]:
+    """For each of ``ingest.sources`` in turn, the ``kg`` chain on its first ``limit``
+    questions, up to ``retrieve.graph.variant``'s graph and ``retrieve.embeddings``' vectors
+    (``params``: ``raw_params`` validated): the benchmarks' loop over sources."""
+    graph, encoder = params.retrieve.graph.variant, params.retrieve.embeddings
+    for source in raw_params["ingest"]["sources"]:
+        one = copy.deepcopy(dict(raw_params))
+        one["ingest"]["sources"] = [{**source, "limit": limit}]
+        data = run_chain("kg", one, to_outputs=[f"kg_edges_{graph}",
+                                                f"passage_embeddings_{encoder}"])
+        yield SourceKg(source, data["questions"], data["passages"],
+                       GraphTables(data[f"kg_nodes_{graph}"], data[f"kg_edges_{graph}"]),
+                       EmbeddingLookup(data[f"passage_embeddings_{encoder}"],
+                                       params.encoder(encoder).model))
