@@ -12,7 +12,7 @@ from kgp_kedro.config.sections import EncoderParams
 from kgp_kedro.corpus.collection import Collection
 from kgp_kedro.models import load_encoder
 from kgp_kedro.models.devices import resolve_device
-from kgp_kedro.retrievers.base import Requirements, Resources, needs_trained, require_resolved
+from kgp_kedro.retrievers.base import ModelOption, Requirements, Resources, require_resolved
 
 
 def segmented_inner_products(queries: np.ndarray, vectors: np.ndarray, segment: np.ndarray,
@@ -32,7 +32,7 @@ def segmented_inner_products(queries: np.ndarray, vectors: np.ndarray, segment: 
 
 
 @AGENTS.register("encoder")
-class EncoderAgent(TraversalAgent):
+class EncoderAgent(ModelOption, TraversalAgent):
     """The encoder of ``retrieve.embeddings`` by default (off-the-shelf MiniLM), reusing the
     collection's passage embeddings; ``model`` names another one (a trained MDR encoder path),
     which then encodes the candidates too.
@@ -49,10 +49,6 @@ class EncoderAgent(TraversalAgent):
         dtype: str = "auto"
 
     needs = Requirements(embeddings=True)
-
-    @classmethod
-    def requirements(cls, params: Params) -> Requirements:
-        return cls.needs | needs_trained(params.model)
 
     def __init__(self, params: Params, resources: Resources) -> None:
         super().__init__(params, resources)

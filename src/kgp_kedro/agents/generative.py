@@ -10,11 +10,11 @@ from kgp_kedro.agents.base import AGENTS, GenerativeAgent
 from kgp_kedro.config.base import Params, PosInt
 from kgp_kedro.models.generators import PACKAGED_GENERATOR, load_generator
 from kgp_kedro.prompts.kgp import NEXT_EVIDENCE_INSTRUCTION, next_evidence_prompt
-from kgp_kedro.retrievers.base import Requirements, Resources, needs_trained, require_resolved
+from kgp_kedro.retrievers.base import ModelOption, Requirements, Resources, require_resolved
 
 
 @AGENTS.register("generator")
-class GeneratorAgent(GenerativeAgent):
+class GeneratorAgent(ModelOption, GenerativeAgent):
     """KGP-T5: a local generator (seq2seq or causal, :mod:`kgp_kedro.models.generators`)
     generates the next evidence from the question and the path's passages; the candidates are
     ranked by their TF-IDF cosine to the generation (Eq. 1: g = identity, φ = textual
@@ -30,10 +30,6 @@ class GeneratorAgent(GenerativeAgent):
         max_input_tokens: PosInt = 256    # prompt tokens kept (question and path)
         max_new_tokens: PosInt = 32       # generated tokens (the next evidence's opening)
         instruction: str = NEXT_EVIDENCE_INSTRUCTION
-
-    @classmethod
-    def requirements(cls, params: Params) -> Requirements:
-        return cls.needs | needs_trained(params.model)
 
     def __init__(self, params: Params, resources: Resources) -> None:
         super().__init__(params, resources)

@@ -67,6 +67,17 @@ def needs_trained(model: str | None) -> Requirements:
     return Requirements(trained=(name,)) if name else Requirements()
 
 
+class ModelOption:
+    """A retriever or agent whose ``Params.model`` may name a trained model
+    (``trained:<name>``): it requires what its class ``needs`` and that model."""
+
+    needs: Requirements
+
+    @classmethod
+    def requirements(cls, params: Params) -> Requirements:
+        return cls.needs | needs_trained(params.model)
+
+
 @dataclass(frozen=True)
 class Resources:
     """What the pipeline hands a method: the context budget and the models it requires."""

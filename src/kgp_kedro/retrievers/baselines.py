@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from kgp_kedro.config.base import Params, PosInt
 from kgp_kedro.corpus.collection import Collection
-from kgp_kedro.retrievers.base import (RETRIEVERS, Requirements, Resources, Retriever, Visit,
-                                       needs_trained, ranked_visits, require_resolved)
+from kgp_kedro.retrievers.base import (RETRIEVERS, ModelOption, Requirements, Resources, Retriever,
+                                       Visit, ranked_visits, require_resolved)
 from kgp_kedro.search.lexical import fuzzy_search
 
 
@@ -70,17 +70,13 @@ class Bm25(Retriever):
 
 
 @RETRIEVERS.register("dpr")
-class Dpr(Retriever):
+class Dpr(ModelOption, Retriever):
     """DPR: a bi-encoder's nearest passages (off-the-shelf MiniLM unless configured)."""
 
     class Params(Params):
         model: str | None = None   # null: retrieve.embeddings; trained:<name>; or a path
 
     needs = Requirements(embeddings=True)
-
-    @classmethod
-    def requirements(cls, params: Params) -> Requirements:
-        return cls.needs | needs_trained(params.model)
 
     def __init__(self, params: Params, resources: Resources) -> None:
         super().__init__(params, with_model(resources, params.model))

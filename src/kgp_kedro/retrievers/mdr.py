@@ -9,8 +9,8 @@ import numpy as np
 
 from kgp_kedro.config.base import Params, PosInt
 from kgp_kedro.corpus.collection import Collection
-from kgp_kedro.retrievers.base import (RETRIEVERS, Requirements, Resources, Retriever, Visit,
-                                       needs_trained)
+from kgp_kedro.retrievers.base import (RETRIEVERS, ModelOption, Requirements, Resources, Retriever,
+                                       Visit)
 from kgp_kedro.retrievers.baselines import with_model
 
 @dataclass(frozen=True)
@@ -56,7 +56,7 @@ def mdr_search(question: str, passages: Sequence[str], encode: Callable[[Sequenc
 
 
 @RETRIEVERS.register("mdr")
-class Mdr(Retriever):
+class Mdr(ModelOption, Retriever):
     """MDR: ``first_hop × second_hop`` passage pairs ranked by the product of their scores."""
 
     class Params(Params):
@@ -65,10 +65,6 @@ class Mdr(Retriever):
         model: str | None = None   # null: retrieve.embeddings; trained:<name>; or a path
 
     needs = Requirements(embeddings=True)
-
-    @classmethod
-    def requirements(cls, params: Params) -> Requirements:
-        return cls.needs | needs_trained(params.model)
 
     def __init__(self, params: Params, resources: Resources) -> None:
         super().__init__(params, with_model(resources, params.model))
