@@ -19,9 +19,16 @@ from tests.conftest import MODEL_CACHE, ROOT
 N_QUESTIONS = 4
 QA_PER_SOURCE = 1  # questions per source the reader LLM answers
 READER_WINDOW = 768  # the embedded reader's context window in the test projects (tokens)
-# the longest generation of the test projects' LLM methods (the HOLMES reader's A.4.5 reply, the
-# EWEK-QA composer, ToG's replies, the chat agent): generated tokens cost the most per token
-GENERATION_TOKENS = 48
+ANSWER_TOKENS = 16  # the reader's answer (llm.sampling.max_tokens)
+# the longest generation of the test projects' LLM methods (the EWEK-QA composer, ToG's replies,
+# the chat agent, IRCoT's reasoning sentence; the HOLMES reader's A.4.5 reply, with its four
+# headed parts, gets 48): generated tokens cost the most per token
+GENERATION_TOKENS = 32
+HOLMES_REPLY_TOKENS = 48
+# the reader's prompts (Listings 2-4) are budgeted to about this many tokens: the window less the
+# answer's max_tokens and read.margin_tokens. Every method still has contexts cut by the budget,
+# and prompt evaluation, which dominates a reader call on a CPU, is under half the window's
+READER_PROMPT_TOKENS = 300
 
 
 def _base(name: str) -> dict:
@@ -32,19 +39,19 @@ def _small_llm() -> dict:
     """The embedded model with a small window (prompts are cut to fit it), assembled once."""
     llm = _base("llm")
     llm["local"].update(cache_dir=str(MODEL_CACHE), n_ctx=READER_WINDOW)
-    llm["sampling"]["max_tokens"] = 16
+    llm["sampling"]["max_tokens"] = ANSWER_TOKENS
     return llm
 
 
 def _fewer_llm_calls() -> dict:
     """Base's every retrieval method, in order (a methods block is a whole selection), with
-    fewer embedded-LLM calls for the two LLM-driven retrievers: 3 chat-agent seeds instead of
-    10 (each a short generation), IRCoT's first 2 reasoning steps (the reader's calls still
-    dominate the run)."""
+    fewer and shorter embedded-LLM calls for the two LLM-driven retrievers: 2 chat-agent seeds
+    instead of 10 (each a short generation), IRCoT's first 2 reasoning steps over 2 passages a
+    step (its prompts hold every passage retrieved so far)."""
     methods = _base("retrieve")["methods"]
-    methods["kgp_chat"]["seeds"] = 3
+    methods["kgp_chat"]["seeds"] = 2
     methods["kgp_chat"]["agent"]["max_tokens"] = GENERATION_TOKENS
-    methods["ircot"]["max_steps"] = 2
+    methods["ircot"].update(max_steps=2, step_k=2, max_tokens=GENERATION_TOKENS)
     return methods
 
 
@@ -66,14 +73,17 @@ LOCAL_PARAMETERS = {
         "qa_questions_per_source": QA_PER_SOURCE,
     },
     "llm": _small_llm(),
+    "read": {"margin_tokens": READER_WINDOW - ANSWER_TOKENS - READER_PROMPT_TOKENS},
     "retrieve": {"methods": _fewer_llm_calls()},
     # EWEK-QA's cross-encoder: trained on the bundled train files, a few pairs and a few held-out
-    # questions (the real size is the benchmark's business); the merge is soft, so these keys
-    # override conf/base's
+    # questions (the real size is the benchmark's business), and 2 quotes a composer prompt;
+    # the merge is soft, so these keys override conf/base's
     "ewek": {"training": {"max_pairs": 48, "heldout_pairs": 24},
-             "composer": {"max_tokens": GENERATION_TOKENS},
+             "composer": {"max_tokens": GENERATION_TOKENS, "quotes": 2},
              "tog": {"prune_max_tokens": GENERATION_TOKENS}},
-    "holmes": {"reader_max_tokens": GENERATION_TOKENS},
+    # HOLMES' A.4.5 prompt is ~300 tokens before its facts: ~150 tokens of facts
+    "holmes": {"reader_max_tokens": HOLMES_REPLY_TOKENS,
+               "margin_tokens": READER_WINDOW - HOLMES_REPLY_TOKENS - 450},
     # the trained DPR / MDR / KGP-MDR encoders: a few train questions and steps (the real size
     # is bench_training.py's business)
     "train": {"sources": [{**source, "limit": 12} for source in _base("train")["sources"]],
