@@ -10,7 +10,7 @@ the encoder whose passage embeddings it reads.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import pandas as pd
 
@@ -24,6 +24,9 @@ class GraphBuilder(ABC):
     name: ClassVar[str]
     Params: ClassVar[type[Params]]
     features: ClassVar[str | None] = None
+    # bump when the builder's graphs change for the same inputs: retires its cached graphs
+    # (:mod:`kgp_kedro.graphs.cache`; an edit of the builder's module does so as well)
+    version: ClassVar[int] = 1
 
     def __init__(self, params: Params, features: pd.DataFrame | None = None) -> None:
         self.params = params
@@ -37,6 +40,11 @@ class GraphBuilder(ABC):
     def featurize(self, passages: pd.DataFrame) -> pd.DataFrame:
         """Per distinct passage features (only for builders with ``features``)."""
         raise NotImplementedError(f"builder {self.name} computes no features")
+
+    def features_of(self, collection: Collection) -> Any:
+        """The per-passage features the builder reads for ``collection``'s passages, as JSON-able
+        values (part of its cached graphs' key); ``None`` for a builder without features."""
+        return None
 
     @abstractmethod
     def build(self, collection: Collection, setting: Params) -> Graph:
