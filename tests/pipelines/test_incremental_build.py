@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from kgp_kedro.config.project import parse_variant
+from kgp_kedro.corpus.collection import iter_collections
 from kgp_kedro.corpus.readers import read_source_with_skipped
 from kgp_kedro.graphs.build import stream_variant
 from kgp_kedro.graphs.cache import GraphCache
@@ -70,18 +71,19 @@ def _stages(sources, caches, encoder, variants=VARIANTS):
     return passages, tables, counts
 
 
-def _assert_same(one, other):
+def _assert_same(one, other, same_vectors: bool = False):
     """Equal tables. The KNN KG's weights are the passage vectors' cosines, and a vector from
     the embedding cache was encoded in another batch than a from-scratch run encodes it in:
-    equal to the last float bits only (models/embeddings.py), so those weights are compared
-    to 1e-5; its edges, and every other table, exactly."""
+    equal to the last float bits only (models/embeddings.py), so unless both builds read the
+    same vectors those weights are compared to 1e-5; its edges, and every other table,
+    exactly."""
     passages, tables, _ = one
     pd.testing.assert_frame_equal(passages, other[0], check_exact=True)
     assert tables.keys() == other[1].keys()
     for name, (nodes, edges) in tables.items():
         pd.testing.assert_frame_equal(nodes, other[1][name][0], check_exact=True)
         assert len(edges) > 0
-        exact = VARIANTS[name]["builder"] != "knn"
+        exact = same_vectors or VARIANTS[name]["builder"] != "knn"
         pd.testing.assert_frame_equal(edges, other[1][name][1], check_exact=exact,
                                       rtol=0 if exact else 1e-5)
 
@@ -114,7 +116,7 @@ def test_adding_a_source_builds_only_its_collections_and_equals_a_from_scratch_b
 
 def test_removing_a_source_builds_nothing_and_equals_a_from_scratch_build(builds):
     a, _, _, a_again = builds
-    _assert_same(a_again, a)
+    _assert_same(a_again, a, same_vectors=True)
     for name in VARIANTS:
         assert a_again[2][name] == (_collections(a), 0)
 
@@ -179,3 +181,34 @@ def test_the_kg_node_reads_unchanged_collections_from_kg_cache_dir(tmp_path, bui
     n_kw = {**variant, "sweep": {"n_kw": [2]}}
     build_graphs(passages, n_kw, cache_dir, "tfidf")
     assert len(list((tmp_path / "kg").glob("*/*"))) == 2 * len(entries)
+
+
+def test_a_collections_key_follows_its_own_passages_features_and_settings(builds):
+    """The key changes with a mention of one of the collection's passages, a setting or the
+    builder's version, and not with a mention of a passage outside it."""
+    passages = builds[0][0]
+    first, other = [g for _, g in passages.groupby("collection_id", sort=False)][:2]
+    ids = passages["passage_id"].drop_duplicates().tolist()
+    mentions = pd.DataFrame({"passage_id": ids, "surfaces": [[] for _ in ids],
+                             "entities": [[] for _ in ids], "scores": [[] for _ in ids]})
+    spec = parse_variant("tagme", VARIANTS["tagme"], "tagme")
+
+    def key(table, settings=spec.settings, version=None):
+        builder = spec.make_builder(table)
+        if version is not None:
+            builder.version = version
+        cache = GraphCache("unused", builder, settings)
+        collection = next(iter_collections(first))
+        return cache.key(collection, None)
+
+    base = key(mentions)
+    assert key(mentions.copy()) == base
+    outside = next(p for p in other["passage_id"] if p not in set(first["passage_id"]))
+    changed = mentions.copy()
+    changed.loc[changed["passage_id"] == outside, "entities"] = pd.Series([["Paris"]]).values
+    assert key(changed) == base
+    inside = first["passage_id"].iloc[0]
+    changed.loc[changed["passage_id"] == inside, "entities"] = pd.Series([["Paris"]]).values
+    assert key(changed) != base
+    assert key(mentions, settings=spec.settings[:1]) != base
+    assert key(mentions, version=2) != base

@@ -7,8 +7,8 @@ An entry's key is the sha256 of
 - the *builder identity*: :data:`CACHE_FORMAT`, the builder's registered name, its ``version``,
   its options and every density setting of the sweep (labels and values), its extra options
   (e.g. a faiss index), a fingerprint of the graph code (every module of
-  :mod:`kgp_kedro.graphs` and the builder's own module) and the versions of the numeric
-  libraries the builders call;
+  :mod:`kgp_kedro.graphs`, the builder's own module and :mod:`kgp_kedro.corpus.collection`)
+  and the versions of the numeric libraries the builders call;
 - the *collection content*: its id, its passages (ids, texts, documents, titles, supporting
   flags, and for a collection read from files the rows the structural layer reads), its
   passage embeddings (the exact vectors, with the encoder's name) and the builder's
@@ -69,11 +69,11 @@ def code_fingerprint(*modules: str) -> str:
 def builder_identity(builder: GraphBuilder, settings: Sequence[tuple[str, Params]],
                      options: dict[str, Any] | None = None) -> dict[str, Any]:
     """What besides a collection's content decides its graphs (see the module)."""
-    module = sys.modules[type(builder).__module__].__file__ or ""
+    modules = [sys.modules[cls.__module__].__file__ or "" for cls in (type(builder), Collection)]
     return {"cache": "kg collections", "format": CACHE_FORMAT, "builder": builder.name,
             "version": builder.version, "params": builder.params.model_dump(mode="json"),
             "settings": [[label, setting.model_dump(mode="json")] for label, setting in settings],
-            "options": options or {}, "code": code_fingerprint(module),
+            "options": options or {}, "code": code_fingerprint(*modules),
             **{name: package_version(name) for name in LIBRARIES}}
 
 

@@ -10,7 +10,7 @@ the encoder whose passage embeddings it reads.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import pandas as pd
 
@@ -41,10 +41,15 @@ class GraphBuilder(ABC):
         """Per distinct passage features (only for builders with ``features``)."""
         raise NotImplementedError(f"builder {self.name} computes no features")
 
-    def features_of(self, collection: Collection) -> Any:
-        """The per-passage features the builder reads for ``collection``'s passages, as JSON-able
-        values (part of its cached graphs' key); ``None`` for a builder without features."""
-        return None
+    def features_of(self, collection: Collection) -> str | None:
+        """The features of ``collection``'s passages (their rows of the feature table, in the
+        collection's order, as JSON): part of the key of its cached graphs
+        (:mod:`kgp_kedro.graphs.cache`); ``None`` for a builder without features."""
+        if self.feature_table is None:
+            return None
+        if not hasattr(self, "_feature_rows"):
+            self._feature_rows = self.feature_table.set_index("passage_id")
+        return self._feature_rows.reindex(collection.passage_ids).to_json(orient="split")
 
     @abstractmethod
     def build(self, collection: Collection, setting: Params) -> Graph:

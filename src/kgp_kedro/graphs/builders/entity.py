@@ -239,11 +239,6 @@ class EntityBuilder(GraphBuilder):
                     table["passage_id"], table["surfaces"], table["entities"], table["scores"])}
         return self._lookup
 
-    def features_of(self, collection: Collection) -> list[list[list[Any]]]:
-        lookup = self._mentions()
-        return [[[m.surface, m.entity, m.score] for m in lookup.get(p, [])]
-                for p in collection.passage_ids]
-
     def build(self, collection: Collection, setting: Params) -> Graph:
         lookup = self._mentions()
         edges = build_entity_graph(collection.texts, collection.doc_index, collection.doc_titles,
