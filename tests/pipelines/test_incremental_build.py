@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
+import types
 
 import pandas as pd
 import pytest
@@ -212,3 +214,19 @@ def test_a_collections_key_follows_its_own_passages_features_and_settings(builds
     assert key(changed) != base
     assert key(mentions, settings=spec.settings[:1]) != base
     assert key(mentions, version=2) != base
+
+
+def test_a_builder_defined_outside_a_file_is_cached_by_its_version(builds, monkeypatch, tmp_path):
+    """A builder class from a notebook cell (its module has no file) still gets a cache."""
+    from kgp_kedro.graphs.builders.tfidf import TfidfBuilder
+
+    monkeypatch.setitem(sys.modules, "notebook_cell", types.ModuleType("notebook_cell"))
+    cell_builder = type("CellBuilder", (TfidfBuilder,), {"__module__": "notebook_cell"})
+    spec = parse_variant("tfidf", VARIANTS["tfidf"], "tfidf")
+    passages = builds[0][0]
+    cache = GraphCache(tmp_path, cell_builder(spec.params), spec.settings)
+    nodes, edges = stream_variant(passages, cell_builder(spec.params), spec.settings, "cell",
+                                  cache=cache)
+    again = GraphCache(tmp_path, cell_builder(spec.params), spec.settings)
+    stream_variant(passages, cell_builder(spec.params), spec.settings, "cell", cache=again)
+    assert (cache.misses, again.hits) == (passages["collection_id"].nunique(),) * 2

@@ -58,7 +58,8 @@ _GRAPH_CODE = Path(__file__).resolve().parent
 @lru_cache(maxsize=None)
 def code_fingerprint(*modules: str) -> str:
     """sha256 over the source of every module of :mod:`kgp_kedro.graphs` and of ``modules``
-    (file paths): an edited builder retires its entries without a version bump."""
+    (file paths): an edited builder retires its entries without a version bump (a builder
+    defined where there is no file, e.g. a notebook, is covered by its ``version`` alone)."""
     files = sorted({*_GRAPH_CODE.rglob("*.py"), *(Path(m).resolve() for m in modules)})
     digest = hashlib.sha256()
     for file in files:
@@ -69,7 +70,8 @@ def code_fingerprint(*modules: str) -> str:
 def builder_identity(builder: GraphBuilder, settings: Sequence[tuple[str, Params]],
                      options: dict[str, Any] | None = None) -> dict[str, Any]:
     """What besides a collection's content decides its graphs (see the module)."""
-    modules = [sys.modules[cls.__module__].__file__ or "" for cls in (type(builder), Collection)]
+    modules = [file for cls in (type(builder), Collection)
+               if (file := getattr(sys.modules.get(cls.__module__), "__file__", None))]
     return {"cache": "kg collections", "format": CACHE_FORMAT, "builder": builder.name,
             "version": builder.version, "params": builder.params.model_dump(mode="json"),
             "settings": [[label, setting.model_dump(mode="json")] for label, setting in settings],
