@@ -230,3 +230,23 @@ def test_a_builder_defined_outside_a_file_is_cached_by_its_version(builds, monke
     again = GraphCache(tmp_path, cell_builder(spec.params), spec.settings)
     stream_variant(passages, cell_builder(spec.params), spec.settings, "cell", cache=again)
     assert (cache.misses, again.hits) == (passages["collection_id"].nunique(),) * 2
+
+
+def test_an_unreadable_entry_is_rebuilt_and_replaced(builds, tmp_path, caplog):
+    passages = builds[0][0]
+    first = passages[passages["collection_id"] == passages["collection_id"].iloc[0]]
+    spec = parse_variant("tfidf", VARIANTS["tfidf"], "tfidf")
+
+    def build():
+        cache = GraphCache(tmp_path, spec.make_builder(), spec.settings)
+        nodes, edges = stream_variant(first, spec.make_builder(), spec.settings, "t", cache=cache)
+        return (cache.hits, cache.misses), edges.to_pandas()
+
+    counts, edges = build()
+    (entry,) = tmp_path.glob("*/*/edges-0.arrow")
+    entry.write_bytes(entry.read_bytes()[:100])   # a torn file (e.g. a disk that filled up)
+    with caplog.at_level(logging.WARNING):
+        again, rebuilt = build()
+    assert (counts, again) == ((0, 1), (0, 1)) and "unreadable" in caplog.text
+    pd.testing.assert_frame_equal(rebuilt, edges)
+    assert build()[0] == (1, 0)

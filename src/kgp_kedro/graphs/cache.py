@@ -21,8 +21,8 @@ is a folder holding the collection's ``kg_nodes`` rows and its ``kg_edges`` rows
 as Feather (Arrow IPC) files, categorical columns with their categories, so a graph read back
 is the table the build made, equal to the last category. It is written to a temporary folder
 renamed into place: a killed run leaves no half entry (at most a ``.tmp`` folder, ignored).
-An entry that cannot be read is rebuilt. Delete the folder to empty the cache; nothing evicts
-old entries (a paper-size run's TF-IDF sweep takes ~1 GB).
+An entry that cannot be read is logged, removed and rebuilt. Delete the folder to empty the
+cache; nothing evicts old entries (it takes about the room of the KG files it reproduces).
 """
 from __future__ import annotations
 
@@ -127,6 +127,7 @@ class GraphCache:
         except (OSError, ValueError, KeyError, pa.ArrowException) as exc:
             logger.warning("kg cache %s: entry %s unreadable (%s), rebuilt", self.directory,
                            key, exc)
+            shutil.rmtree(entry, ignore_errors=True)   # so that the rebuilt one replaces it
             self.misses += 1
             return None
         self.hits += 1
