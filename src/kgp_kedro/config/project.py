@@ -103,6 +103,10 @@ class RetrieveBlock(Params):
 
 class KgBlock(Params):
     variants: dict[str, Any] = Field(min_length=1)
+    # each collection's graphs kept by a digest of its passages, embeddings, features and the
+    # builder's parameters: a re-run after adding or removing documents builds only the
+    # collections they change (kgp_kedro/graphs/cache.py); null: every collection built
+    cache_dir: str | None = "data/04_feature/cache/kg"
 
 
 class PooledBlock(Params):

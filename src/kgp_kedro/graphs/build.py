@@ -12,6 +12,7 @@ from kgp_kedro import parallel
 from kgp_kedro.config.base import Params
 from kgp_kedro.corpus.collection import Collection, iter_collections
 from kgp_kedro.graphs.builders.base import GraphBuilder
+from kgp_kedro.graphs.cache import GraphCache
 from kgp_kedro.graphs.edge_table import EdgeTable
 from kgp_kedro.graphs.model import NODE_COLUMNS, Graph, concat_edge_tables
 from kgp_kedro.graphs.structure import add_structure, has_structure
@@ -23,11 +24,14 @@ logger = logging.getLogger(__name__)
 
 def build_variant(passages: pd.DataFrame, builder: GraphBuilder,
                   settings: Sequence[tuple[str, Params]], name: str,
-                  embeddings: EmbeddingLookup | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+                  embeddings: EmbeddingLookup | None = None,
+                  cache: GraphCache | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``(kg_nodes, kg_edges)`` of every collection under every density setting, in memory
-    (:func:`stream_variant` for a run that must not hold every edge at once)."""
+    (:func:`stream_variant` for a run that must not hold every edge at once). With ``cache``,
+    a collection built before from the same content and parameters is read back from it."""
     nodes, edges = [], []
-    for node_rows, edge_rows in _collection_tables(passages, builder, settings, name, embeddings):
+    for node_rows, edge_rows in _collection_tables(passages, builder, settings, name, embeddings,
+                                                   cache):
         nodes.append(node_rows)
         edges.extend(edge_rows)
     return _node_table(nodes), concat_edge_tables(edges)
@@ -35,14 +39,15 @@ def build_variant(passages: pd.DataFrame, builder: GraphBuilder,
 
 def stream_variant(passages: pd.DataFrame, builder: GraphBuilder,
                    settings: Sequence[tuple[str, Params]], name: str,
-                   embeddings: EmbeddingLookup | None = None) -> tuple[pd.DataFrame, EdgeTable]:
+                   embeddings: EmbeddingLookup | None = None,
+                   cache: GraphCache | None = None) -> tuple[pd.DataFrame, EdgeTable]:
     """:func:`build_variant` with the edges written to a file one collection and setting at a
     time (an :class:`EdgeTable`), so memory grows with the largest collection only."""
     nodes: list[pd.DataFrame] = []
 
     def edge_chunks() -> Iterator[pd.DataFrame]:
         for node_rows, edge_rows in _collection_tables(passages, builder, settings, name,
-                                                       embeddings):
+                                                       embeddings, cache):
             nodes.append(node_rows)
             yield from edge_rows
 
@@ -56,31 +61,49 @@ COLLECTIONS_PER_TASK_ROUND = 64
 
 def _collection_tables(passages: pd.DataFrame, builder: GraphBuilder,
                        settings: Sequence[tuple[str, Params]], name: str,
-                       embeddings: EmbeddingLookup | None
+                       embeddings: EmbeddingLookup | None, cache: GraphCache | None
                        ) -> Iterator[tuple[pd.DataFrame, list[pd.DataFrame]]]:
     """Per collection, in order: its ``kg_nodes`` rows and its ``kg_edges`` rows under each
     setting; a collection read from files (pages, tables) also gets the structural layer
     (:mod:`kgp_kedro.graphs.structure`). The collections are built
     :data:`COLLECTIONS_PER_TASK_ROUND` at a time, one task each, spread over a Dask cluster's
-    workers when one is active (:func:`kgp_kedro.parallel.map`), so memory holds one round."""
+    workers when one is active (:func:`kgp_kedro.parallel.map`), so memory holds one round.
+    A collection found in ``cache`` (same content, builder and settings) is read back instead
+    of built, and every one built is stored there."""
     structured = ({str(c): g for c, g in passages.groupby("collection_id", sort=False)}
                   if has_structure(passages) else {})
     seconds = {label: 0.0 for label, _ in settings}
     n = passages["collection_id"].nunique()
+    n_built = 0
     collections = iter_collections(passages)
     with Progress(f"kg {name}", n, log=logger) as progress:
         while round_ := [(attach(c, None, None, embeddings), structured.get(c.collection_id))
                          for c in islice(collections, COLLECTIONS_PER_TASK_ROUND)]:
-            built = parallel.map(_build_collection, round_, builder, settings,
-                                 progress=progress)
-            for graphs in built:
+            keys = [cache.key(*item) for item in round_] if cache is not None else []
+            found = [cache.get(key) for key in keys] if cache is not None else [None] * len(round_)
+            progress.update(sum(hit is not None for hit in found))   # read back: done
+            built = iter(parallel.map(_build_collection,
+                                      [item for item, hit in zip(round_, found) if hit is None],
+                                      builder, settings, progress=progress))
+            for i, hit in enumerate(found):
+                if hit is not None:
+                    yield hit
+                    continue
+                graphs = next(built)
+                n_built += 1
                 for label, took, _, _ in graphs:
                     seconds[label] += took
-                yield (pd.concat([rows for _, _, rows, _ in graphs], ignore_index=True)
-                       .drop_duplicates("node_id"), [rows for _, _, _, rows in graphs])
+                tables = (pd.concat([rows for _, _, rows, _ in graphs], ignore_index=True)
+                          .drop_duplicates("node_id").reset_index(drop=True),
+                          [rows for _, _, _, rows in graphs])
+                if cache is not None:
+                    cache.put(keys[i], *tables)
+                yield tables
+    if cache is not None:
+        logger.info("kg %s: %s", name, cache.describe())
     for label, total in seconds.items():
-        logger.info("kg %s [%s]: %.1f ms per collection (%d collections)", name, label,
-                    1000 * total / max(n, 1), n)
+        logger.info("kg %s [%s]: %.1f ms per collection (%d collections built)", name, label,
+                    1000 * total / max(n_built, 1), n_built)
 
 
 def _node_table(nodes: list[pd.DataFrame]) -> pd.DataFrame:

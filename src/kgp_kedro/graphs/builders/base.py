@@ -24,6 +24,9 @@ class GraphBuilder(ABC):
     name: ClassVar[str]
     Params: ClassVar[type[Params]]
     features: ClassVar[str | None] = None
+    # bump when the builder's graphs change for the same inputs: retires its cached graphs
+    # (:mod:`kgp_kedro.graphs.cache`; an edit of the builder's module does so as well)
+    version: ClassVar[int] = 1
 
     def __init__(self, params: Params, features: pd.DataFrame | None = None) -> None:
         self.params = params
@@ -37,6 +40,16 @@ class GraphBuilder(ABC):
     def featurize(self, passages: pd.DataFrame) -> pd.DataFrame:
         """Per distinct passage features (only for builders with ``features``)."""
         raise NotImplementedError(f"builder {self.name} computes no features")
+
+    def features_of(self, collection: Collection) -> str | None:
+        """The features of ``collection``'s passages (their rows of the feature table, in the
+        collection's order, as JSON): part of the key of its cached graphs
+        (:mod:`kgp_kedro.graphs.cache`); ``None`` for a builder without features."""
+        if self.feature_table is None:
+            return None
+        if not hasattr(self, "_feature_rows"):
+            self._feature_rows = self.feature_table.set_index("passage_id")
+        return self._feature_rows.reindex(collection.passage_ids).to_json(orient="split")
 
     @abstractmethod
     def build(self, collection: Collection, setting: Params) -> Graph:

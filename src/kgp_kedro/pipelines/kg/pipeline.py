@@ -14,7 +14,8 @@ def _named(func, **bound):
 
 def variant_pipeline(variant) -> Pipeline:
     name = variant.name
-    inputs = {"passages": "passages", "variant": "params:variant"}
+    inputs = {"passages": "passages", "variant": "params:variant",
+              "cache_dir": "params:kg.cache_dir"}
     outputs = {"kg_nodes": f"kg_nodes_{name}", "kg_edges": f"kg_edges_{name}"}
     nodes = []
     if variant.builder.features:
@@ -24,7 +25,8 @@ def variant_pipeline(variant) -> Pipeline:
         inputs["features"] = "features"
         outputs["features"] = features
     free = {"passages"}
-    parameters = {"params:variant": f"params:kg.variants.{name}"}
+    parameters = {"params:variant": f"params:kg.variants.{name}",
+                  "params:kg.cache_dir": "params:kg.cache_dir"}
     if variant.embeddings is not None:
         inputs["embeddings"] = f"passage_embeddings_{variant.embeddings}"
         inputs["encoder"] = "params:encoder"

@@ -1,0 +1,226 @@
+"""Incremental add (issue 23): a full build of the ingest, passages, embed and kg stages, then
+the same stages after adding 1 % of the documents, on warm caches (files parsed, passage
+vectors, entity mentions, per-collection graphs: ``ingest.parse_cache``,
+``embed.encoders.*.cache_dir``, ``kg.variants.*.linker.cache_dir``, ``kg.cache_dir``, all in
+``--work``); then the documents removed again. The target: the added 1 % costs at most 5 % of
+the full build.
+
+Two corpora of real bundled records:
+
+- ``--mode folder`` (default): a documents folder of ``--documents`` Markdown files, each a
+  bundled paragraph (``# title`` and its text: HotpotQA and 2Wiki contexts, MuSiQue
+  paragraphs, dev and train, distinct titles), with 10 HotpotQA questions; every 100th file
+  is held back and added. A folder is one collection, so its KG is built again whole: the
+  caches save the parsing, encoding and linking of the other 99 %.
+- ``--mode sources``: the three bundled dev sources, ``--questions`` questions each, then 1 %
+  more questions per source (their documents added). Each question is its own collection;
+  with ``--negatives 0`` a collection is its question's own documents and the new questions'
+  collections alone are built. With negatives (base: 20) the pool every collection draws
+  from grows, so every collection's negatives change and all are built again.
+
+Each stage runs the project's own nodes (``kgp_kedro.pipelines.in_memory``), with the
+parameters of conf/base (run it from the project root), the KG variants of ``kg.variants``.
+
+    nice .venv/bin/python benchmarks/bench_incremental.py [--mode folder|sources]
+        [--documents 1500] [--questions 100] [--negatives 0] [--work data/09_bench/incremental]
+
+Each build runs in a process of its own (as a ``kedro run`` does). Prints, per stage, for
+the stages together and for the whole process (imports and model loading included), wall and
+process-CPU seconds of the full build, the incremental add and the removal, the added cost as
+a share of the full build, with the CPU and the load average.
+"""
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import logging
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RAW = ROOT / "data" / "01_raw"
+DEV = {"hotpotqa": RAW / "hotpotqa" / "hotpot_dev_distractor_v1_sample300.json",
+       "musique": RAW / "musique" / "musique_ans_v1.0_dev_sample181.jsonl",
+       "2wikimultihopqa": RAW / "2wikimultihopqa" / "dev_sample103.json"}
+TRAIN = [RAW / "hotpotqa" / "hotpot_train_v1.1_sample100.json",
+         RAW / "musique" / "musique_ans_v1.0_train_sample100.jsonl",
+         RAW / "2wikimultihopqa" / "train_sample500.json"]
+STAGES = ("ingest", "passages", "embed", "kg")
+RESULT = "bench_incremental result: "
+
+
+def records(path: Path) -> list[dict]:
+    text = path.read_text(encoding="utf-8")
+    return ([json.loads(line) for line in text.splitlines() if line.strip()]
+            if path.suffix == ".jsonl" else json.loads(text))
+
+
+def paragraphs() -> list[tuple[str, str]]:
+    """Every bundled paragraph ``(title, text)``, dev and train, first one of each title."""
+    seen: dict[str, str] = {}
+    for path in [*DEV.values(), *TRAIN]:
+        for rec in records(path):
+            if "paragraphs" in rec:   # MuSiQue
+                items = [(p["title"], p["paragraph_text"]) for p in rec["paragraphs"]]
+            else:                      # HotpotQA, 2Wiki: [title, sentences]
+                items = [(t, "".join(s)) for t, s in rec["context"]]
+            for title, text in items:
+                if text.strip() and title not in seen:
+                    seen[title] = text.strip()
+    return list(seen.items())
+
+
+def make_folder(folder: Path, n: int) -> list[Path]:
+    """``n`` paragraphs as Markdown files and 10 questions; returns every 100th file (held
+    back: the 1 % added later), moved out of the folder."""
+    docs = paragraphs()
+    if n > len(docs):
+        raise SystemExit(f"--documents {n}: the bundled files hold {len(docs)} paragraphs")
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    for i, (title, text) in enumerate(docs[:n]):
+        (folder / f"{i:05d}.md").write_text(f"# {title}\n\n{text}\n", encoding="utf-8")
+    questions = records(DEV["hotpotqa"])[:10]
+    (folder / "questions.jsonl").write_text("".join(
+        json.dumps({"id": q["_id"], "question": q["question"], "answer": q["answer"]}) + "\n"
+        for q in questions))
+    held = folder.parent / "held_back"
+    shutil.rmtree(held, ignore_errors=True)
+    held.mkdir()
+    moved = []
+    for file in sorted(folder.glob("*.md"))[::100]:
+        moved.append(held / file.name)
+        file.rename(moved[-1])
+    return moved
+
+
+def parameters(args, work: Path) -> dict:
+    from kgp_kedro.config.project import complete_parameters
+    from kgp_kedro.pipelines.parameters import project_parameters
+
+    raw = copy.deepcopy(project_parameters())
+    raw["ingest"]["parse_cache"] = str(work / "cache" / "parsed_files")
+    for encoder in raw["embed"]["encoders"].values():
+        encoder["cache_dir"] = str(work / "cache" / "embeddings")
+    for variant in raw["kg"]["variants"].values():
+        if variant.get("builder") == "entity":
+            variant.setdefault("linker", {})["cache_dir"] = str(work / "cache" / "entities")
+    raw["kg"]["cache_dir"] = str(work / "cache" / "kg")
+    if args.negatives is not None:
+        raw["ingest"]["negatives_per_question"] = args.negatives
+    return complete_parameters(raw)
+
+
+def sources(args, work: Path, added: bool) -> list[dict]:
+    if args.mode == "folder":
+        return [{"dataset": "documents", "path": str(work / "folder"), "limit": None}]
+    extra = max(1, round(args.questions / 100)) if added else 0
+    return [{"dataset": d, "path": str(p), "limit": args.questions + extra}
+            for d, p in DEV.items()]
+
+
+def run_stages(raw: dict) -> dict[str, tuple[float, float]]:
+    """Each stage's nodes run in order on the previous stages' outputs: ``stage -> (wall s,
+    process-CPU s)`` (a model is loaded in the stage that first needs it), and
+    ``_counts``: the passages and collections."""
+    from kgp_kedro.pipeline_registry import build_pipelines
+    from kgp_kedro.pipelines.in_memory import run_in_memory
+
+    chains = build_pipelines(raw)
+    data: dict = {}
+    took = {}
+    for i, stage in enumerate(STAGES):
+        pipe = chains[stage] - chains[STAGES[i - 1]] if i else chains[stage]
+        start, cpu = time.perf_counter(), time.process_time()
+        data.update(run_in_memory(pipe, raw, inputs={k: data[k] for k in pipe.inputs()
+                                                     if k in data}))
+        took[stage] = (time.perf_counter() - start, time.process_time() - cpu)
+    took["_counts"] = (len(data["passages"]), data["passages"]["collection_id"].nunique())
+    return took
+
+
+def step(args, work: Path, added: bool) -> None:
+    """One build (a process of its own, as a ``kedro run`` is): its stages' timings as JSON on
+    a line of stdout (:data:`RESULT`)."""
+    raw = parameters(args, work)
+    raw["ingest"]["sources"] = sources(args, work, added)
+    took = run_stages(raw)
+    print(RESULT + json.dumps(took), flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--mode", choices=["folder", "sources"], default="folder")
+    parser.add_argument("--documents", type=int, default=1500)
+    parser.add_argument("--questions", type=int, default=100)
+    parser.add_argument("--negatives", type=int, default=None,
+                        help="ingest.negatives_per_question (default: conf/base's)")
+    parser.add_argument("--work", type=Path, default=ROOT / "data" / "09_bench" / "incremental")
+    parser.add_argument("--step", choices=["base", "added"], help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    work = args.work.resolve()
+    from kgp_kedro.reporting.measurements import cpu_model
+
+    if args.step:
+        logging.basicConfig(level=logging.INFO, stream=sys.stderr,
+                            format="%(asctime)s %(name)s %(message)s")
+        step(args, work, args.step == "added")
+        return
+    shutil.rmtree(work / "cache", ignore_errors=True)   # the full build starts cold
+    work.mkdir(parents=True, exist_ok=True)
+    held = make_folder(work / "folder", args.documents) if args.mode == "folder" else []
+
+    def run(label: str, added: bool) -> dict:
+        load = os.getloadavg()[0]
+        start = time.perf_counter()
+        done = subprocess.run([sys.executable, __file__, *sys.argv[1:], "--step",
+                               "added" if added else "base"], stdout=subprocess.PIPE,
+                              text=True, check=True)
+        lines = done.stdout.splitlines()   # the step's log (Kedro logs to stdout), then its result
+        sys.stderr.write("".join(f"{line}\n" for line in lines if not line.startswith(RESULT)))
+        took = json.loads(next(line for line in lines if line.startswith(RESULT))[len(RESULT):])
+        took["_process"] = (time.perf_counter() - start, 0.0)
+        took["_load"] = (load, os.getloadavg()[0])
+        print(f"{label}: {took['_counts'][0]} passages, {took['_counts'][1]} collections, "
+              f"{took['_process'][0]:.1f} s", file=sys.stderr, flush=True)
+        return took
+
+    runs = {"full": run("full build", False)}
+    for file in held:   # the 1 % added
+        file.rename(work / "folder" / file.name)
+    runs["add 1 %"] = run("add 1 %", True)
+    for file in held:   # and removed again
+        (work / "folder" / file.name).rename(file)
+    runs["remove 1 %"] = run("remove 1 %", False)
+
+    what = (f"a documents folder of {args.documents - len(held)} files, {len(held)} added"
+            if args.mode == "folder" else
+            f"3 bundled dev sources x {args.questions} questions, 1 % more added")
+    print(f"\n{what}; {cpu_model()}, {os.cpu_count()} CPUs")
+    print(f"{'stage':10}" + "".join(f"{name:>24}" for name in runs) + f"{'added/full':>12}")
+    for stage in [*STAGES, "stages", "process"]:
+        cells, walls = [], []
+        for took in runs.values():
+            if stage == "process":   # the whole process: imports and model loading included
+                wall, cpu = took["_process"][0], None
+            else:
+                parts = STAGES if stage == "stages" else [stage]
+                wall, cpu = (sum(took[s][0] for s in parts), sum(took[s][1] for s in parts))
+            walls.append(wall)
+            cells.append(f"{wall:8.1f} s" + (f" ({cpu:6.1f} CPU)" if cpu is not None
+                                             else " " * 13))
+        print(f"{stage:10}" + "".join(f"{c:>24}" for c in cells)
+              + f"{100 * walls[1] / max(walls[0], 1e-9):11.1f}%")
+    print("passages / collections: " + ", ".join(
+        f"{name} {t['_counts'][0]} / {t['_counts'][1]}" for name, t in runs.items()))
+    print("load average (1 min) at start / end: " + ", ".join(
+        f"{name} {t['_load'][0]:.1f} / {t['_load'][1]:.1f}" for name, t in runs.items()))
+
+
+if __name__ == "__main__":
+    main()
