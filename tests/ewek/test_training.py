@@ -140,6 +140,10 @@ def test_ewek_answers_one_llm_call_a_question_with_checked_citations(hotpot_pass
         assert list(table.columns) == ANSWER_COLUMNS and len(table) == 2
         assert (table["llm_calls"] == 1).all() and (table["answer"] == "Yes").all()
         assert table["citations"].map(list).tolist() == [[2], [2]]
+    # trained[0] reranked the quotes: the rows say so, and which triples ToG-E searched
+    assert set(answers["ewek"]["ran_as"]) == {
+        "kg=toge,facts=dependency quotes=cross-encoder order,evidence=minilm spans"}
+    assert set(answers["ewek_kg"]["ran_as"]) == {"kg=toge,facts=dependency"}
     for q, row in zip(questions.itertuples(), answers["ewek_web"].itertuples()):
         mine = quotes[quotes["question_id"] == q.question_id]
         # at most 70 quotes pass the filter; the composer gets the 5 best kept ones

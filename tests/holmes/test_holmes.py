@@ -196,6 +196,7 @@ def test_holmes_on_real_records_through_an_openai_compatible_server(tmp_path, ho
     row = answers.iloc[0]
     assert facts([missing["doc_id"]])[missing["doc_id"]], "the missing document has facts"
     assert len(sent) == 2 and row["reader_calls"] == 2 and row["llm_calls"] == 2
+    assert row["ran_as"] == "holmes facts=dependency,question=parse documents=own"
     shown = pruned[pruned["question_id"] == q0.question_id]
     assert sent[0] == reader_prompt(q0.question, [holmes._triple(r).verbalise() for r in
                                                   shown.itertuples(index=False)],
@@ -323,3 +324,18 @@ def test_the_auxiliary_schema_is_mined_from_train_files_or_from_questions_not_re
     pd.testing.assert_frame_equal(from_file, mine_auxiliary_schema(
         musique["question"].head(20).tolist(), spacy_model, 1))
     assert not from_file.equals(not_read)
+
+
+def test_a_rows_label_names_what_ran_not_only_the_method():
+    """The results store's ``ran_as``: HOLMES' extractor, question parser and pool, and an
+    ablation's changed option; EWEK-QA's quote order when its rerank guard fired."""
+    from kgp_kedro.ewek.params import EwekParams
+
+    own = HolmesParams()
+    pooled = HolmesParams(only_own_documents=False, extractor="llm")
+    assert own.description("holmes_base") == "base"
+    assert pooled.description("holmes_base_docs") == "base_docs documents=collection"
+    assert pooled.description("holmes") == "holmes facts=llm,question=parse documents=collection"
+    ewek = EwekParams(evidence={"enabled": False})
+    assert ewek.description("ewek_web", "rerank guard fired") == (
+        "quotes=bm25 order (rerank guard fired),evidence=off")

@@ -36,6 +36,18 @@ def test_a_duplicate_write_is_a_no_op(tmp_path):
     assert ReplyStore(tmp_path).get(KEY)["text"] == "Paris"
 
 
+def test_one_store_copies_into_another_key_by_key(tmp_path):
+    """Two machines' stores merge by copying the keys one lacks (reading a store's keys
+    holds no lock its ``get`` then waits on)."""
+    other = call_key("local", "m", [{"role": "user", "content": "r"}], {"temperature": 0.0})
+    here, there = ReplyStore(tmp_path / "a"), ReplyStore(tmp_path / "b")
+    here.put(KEY, REPLY)
+    there.put(other, {**REPLY, "text": "Lyon"})
+    for key in there.keys():
+        here.put(key, there.get(key))
+    assert sorted(here.keys()) == sorted([KEY, other]) and here.get(other)["text"] == "Lyon"
+
+
 def _killed_while_writing(root: str, key: str) -> None:
     """Child process: add one reply, and die by SIGKILL once its bytes are written but before
     the shard is replaced (the worst moment for a torn shard)."""

@@ -81,6 +81,31 @@ def test_costs_count_the_retrievers_llm_calls(project_run):
     assert (costs["prompt_tokens"] > 0).all()
 
 
+def test_each_scored_answer_says_what_ran_and_counts_its_llm_calls(project_run):
+    """``ran_as`` and ``llm_calls`` reach the per-question scores (the results store's rows):
+    the retrieval methods' options as configured, EWEK-QA's quote order as its guard decided,
+    HOLMES' extractor and pool; the reader's one call plus the retriever's LLM calls."""
+    scores = _latest(project_run, "data/07_model_output/qa_scores.parquet")
+    ran_as = scores.groupby("method")["ran_as"].agg(set).to_dict()
+    assert ran_as["bm25"] == {"bm25"} and ran_as["kgp_tfidf"] == {"kgp agent.kind=tfidf"}
+    assert ran_as["kgp_mdr"] == {"kgp agent.kind=encoder,agent.model=trained:mdr"}
+    training = _latest(project_run, "data/06_models/ewek_training.parquet")
+    order = ("bm25 order (rerank guard fired)" if training["guard_fired"].iloc[0]
+             else "cross-encoder order")
+    assert ran_as["ewek_web"] == {f"quotes={order},evidence=minilm spans"}
+    assert ran_as["ewek_kg"] == {"kg=toge,facts=dependency"}
+    assert ran_as["holmes_base_docs"] == {"base_docs documents=own"}
+    assert ran_as["holmes_no_qualifiers"] == {
+        "holmes qualifiers=False facts=dependency,question=parse documents=own"}
+    calls = scores.set_index(["method", "question_id"])["llm_calls"]
+    assert (calls.loc["bm25"] == 1).all() and (calls.loc["ewek_web"] == 1).all()
+    retrieved = _latest(project_run, "data/07_model_output/retrieved_ircot.parquet")
+    ircot = retrieved.drop_duplicates("question_id").set_index("question_id")["calls"]
+    assert (calls.loc["ircot"] == 1 + ircot.loc[calls.loc["ircot"].index]).all()
+    cites = scores[scores["cited"].notna()]
+    assert set(cites["method"]) == {"ewek", "ewek_web", "ewek_kg"}
+
+
 def test_a_rerun_of_the_reader_makes_no_llm_call(project_run):
     run_pipeline(project_run, "read", tags=["read"])
     for method in ("golden", "kgp_chat"):

@@ -15,12 +15,12 @@ from kgp_kedro.reporting.results import (paired_differences, read_answers, recor
 from tests.conftest import ROOT
 
 
-def answers_of(questions: pd.DataFrame, predict) -> pd.DataFrame:
+def answers_of(questions: pd.DataFrame, predict, ran_as: str = "") -> pd.DataFrame:
     """A reader's answer rows (the read stage's columns) with ``predict(question row)``."""
     return pd.DataFrame([{"question_id": q.question_id, "answer": predict(q), "error": None,
                           "context_ids": [], "n_contexts": 0, "prompt_tokens": 100,
-                          "completion_tokens": 3, "latency_ms": 1500.0}
-                         for q in questions.itertuples(index=False)])
+                          "completion_tokens": 3, "latency_ms": 1500.0, "llm_calls": 1,
+                          "ran_as": ran_as} for q in questions.itertuples(index=False)])
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +30,9 @@ def scored(hotpot_passages):
     questions, passages = hotpot_passages
     predictions = {"golden": lambda q: q.answer, "dpr": lambda q: q.answer.split()[0],
                    "kgp": lambda q: "unknown"}
-    return questions, pd.concat([score_answers(questions, answers_of(questions, f), passages, m)
+    ran_as = {"golden": "golden", "dpr": "dpr", "kgp": "kgp agent.kind=tfidf"}
+    return questions, pd.concat([score_answers(questions, answers_of(questions, f, ran_as[m]),
+                                               passages, m)
                                  for m, f in predictions.items()], ignore_index=True)
 
 
@@ -72,13 +74,32 @@ def test_tables_come_from_the_answers_alone_and_a_hand_edit_is_found(tmp_path, s
     assert regenerate(tmp_path) == [directory / "tables.md"]
     text = (directory / "tables.md").read_text()
     assert text == render_tables(read_answers(directory), "Results: bench")
-    assert "| golden | 8 | 100.0 | 100.0 [100.0, 100.0] |" in text
-    assert "| dpr | 8 |" in text and "Δ F1 vs dpr" in text
-    kgp_vs_golden = text.split("| kgp | 8 |")[1].splitlines()[0]
+    assert "| golden | golden | 8 | 100.0 | 100.0 [100.0, 100.0] |" in text
+    assert "| dpr | dpr | 8 |" in text and "Δ F1 vs dpr" in text
+    kgp_vs_golden = text.split("| kgp | kgp agent.kind=tfidf | 8 |")[1].splitlines()[0]
     assert kgp_vs_golden.rstrip().endswith("-100.0 [-100.0, -100.0] |")
     assert regenerate(tmp_path, check=True) == []
     (directory / "tables.md").write_text(text.replace("100.0", "99.0", 1))
     assert regenerate(tmp_path, check=True) == [directory / "tables.md"]
+
+
+def test_table2_the_costs_and_the_citations_come_from_their_rows(tmp_path, scored):
+    """Table 2 holds the rows the ``kgp`` retriever ran; the cost table each method's F1
+    beside its reader tokens and LLM calls; the citation table only methods that cite."""
+    questions, scores = scored
+    cites = scores[scores["method"] == "golden"].assign(
+        method="ewek_web", llm_calls=3, prompt_tokens=40, ran_as="quotes=bm25 order",
+        cited=[1.0, 0.0] * 4, citation_accuracy=[0.5, np.nan] * 4)
+    record_answers(pd.concat([scores, cites]), tmp_path / "bench", {}, "local:m", None)
+    text = render_tables(read_answers(tmp_path / "bench"), "t")
+    agents = text.split("## Table 2")[1].split("##")[0]
+    assert "| hotpotqa | kgp | kgp agent.kind=tfidf | 8 |" in agents and "| dpr |" not in agents
+    costs = text.split("## F1 against")[1].split("##")[0]
+    assert "| hotpotqa | golden | 100.0 | 100 | 3.0 | 1.0 | 1.50 | 0 |" in costs
+    assert "| hotpotqa | ewek_web | 100.0 | 40 | 3.0 | 3.0 | 1.50 | 0 |" in costs
+    citations = text.split("## Citations")[1]
+    assert "| hotpotqa | ewek_web | 8 | 50.0 | 50.0 | 3.0 |" in citations
+    assert "| golden |" not in citations
 
 
 def test_the_committed_results_regenerate_exactly_and_every_reply_reads():

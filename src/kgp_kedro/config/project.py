@@ -82,6 +82,25 @@ class Method:
     def requirements(self) -> Requirements:
         return self.retriever.requirements(self.params)
 
+    @property
+    def description(self) -> str:
+        """What runs under this name: the registered method and the options its YAML block
+        sets, flattened (e.g. ``kgp agent.kind=encoder,agent.model=trained:mdr``; the others
+        keep their documented defaults)."""
+        options = setting_label(_flat(self.params.model_dump(mode="json", exclude_unset=True)))
+        return f"{self.retriever.name} {options}".strip()
+
+
+def _flat(values: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """``{"agent": {"kind": "tfidf"}}`` -> ``{"agent.kind": "tfidf"}``."""
+    flat: dict[str, Any] = {}
+    for key, value in values.items():
+        if isinstance(value, Mapping):
+            flat.update(_flat(value, f"{prefix}{key}."))
+        else:
+            flat[f"{prefix}{key}"] = value
+    return flat
+
 
 def parse_method(name: str, raw: Any, key: str) -> Method:
     retriever, params = parse_named(RETRIEVERS, raw, key, "method")

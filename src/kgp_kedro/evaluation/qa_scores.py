@@ -20,8 +20,8 @@ logger = logging.getLogger(__name__)
 
 SCORE_COLUMNS = ["source", "question_id", "method", "qtype", "n_hops", "gold", "prediction",
                  "em", "f1", "acc", "hits1", "failed", "context_sp_recall", "n_contexts",
-                 "prompt_tokens", "completion_tokens", "reader_latency_ms",
-                 *STRUCTURE_METRICS]
+                 "prompt_tokens", "completion_tokens", "reader_latency_ms", "llm_calls",
+                 "cited", "citation_accuracy", "ran_as", *STRUCTURE_METRICS]
 
 
 def score_answers(questions: pd.DataFrame, answers: pd.DataFrame, passages: pd.DataFrame,
@@ -30,7 +30,10 @@ def score_answers(questions: pd.DataFrame, answers: pd.DataFrame, passages: pd.D
     (``acc``: the Listing 5 LLM judge's verdict when ``judge``, an LLM client, is given; NaN
     otherwise), the supporting-passage recall of the contexts the reader saw, and for the
     structural questions of a documents folder Struct-EM and the page / table hit
-    (:mod:`kgp_kedro.evaluation.structure`; NaN elsewhere), for every question."""
+    (:mod:`kgp_kedro.evaluation.structure`; NaN elsewhere), for every question. The answer's
+    ``llm_calls`` and ``ran_as`` (what ran under the method's name) are kept; ``cited`` (the
+    answer cites a reference) and ``citation_accuracy`` for methods whose answers carry
+    citations (EWEK-QA), NaN for the others."""
     structure = StructureIndex(passages)
     supporting = {cid: set(ids) for cid, ids in supporting_passages(passages).items()}
     by_question = {a.question_id: a for a in answers.itertuples(index=False)}
@@ -57,6 +60,11 @@ def score_answers(questions: pd.DataFrame, answers: pd.DataFrame, passages: pd.D
             "prompt_tokens": 0 if a is None else a.prompt_tokens,
             "completion_tokens": 0 if a is None else a.completion_tokens,
             "reader_latency_ms": np.nan if a is None else a.latency_ms,
+            "llm_calls": 0 if a is None else a.llm_calls,
+            "cited": (float(len(a.citations) > 0) if a is not None and hasattr(a, "citations")
+                      else np.nan),
+            "citation_accuracy": getattr(a, "citation_accuracy", np.nan),
+            "ran_as": "" if a is None or not isinstance(a.ran_as, str) else a.ran_as,
             **structure.scores(gold_structure(getattr(q, "meta", None)), q.source, em, seen)})
     scores = pd.DataFrame(rows, columns=SCORE_COLUMNS)
     if judge is not None and len(scores):

@@ -166,3 +166,17 @@ class EwekParams(Params):
 
     def needs_graph(self) -> bool:
         return any(m.kg != "none" for m in self.methods.values())
+
+    def description(self, name: str, unranked: str | None) -> str:
+        """What runs as method ``name`` (its row label in the results store): the KG search
+        and the extractor of its triples, and the quotes' order: the cross-encoder's, or when
+        ``unranked`` says why not (e.g. ``rerank guard fired``) the fast filter's; the
+        Evidence Extractor is the MiniLM-cosine span heuristic (the paper trains one)."""
+        method = self.methods[name]
+        parts = [f"kg={method.kg},facts={self.facts.extractor}"] if method.kg != "none" else []
+        if method.web:
+            order = (f"{self.rerank.filter} order ({unranked})" if unranked
+                     else "cross-encoder order")
+            evidence = "minilm spans" if self.evidence.enabled else "off"
+            parts.append(f"quotes={order},evidence={evidence}")
+        return " ".join(parts)

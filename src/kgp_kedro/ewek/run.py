@@ -45,8 +45,7 @@ TRIPLE_COLUMNS = ["source", "question_id", "collection_id", "search", "depth", "
                   "relation", "tail", "head_text", "tail_text", "score", "evidence",
                   "supporting", "llm_calls", "stopped_at"]
 ANSWER_COLUMNS = READ_COLUMNS + ["citations", "cited_ids", "citation_accuracy",
-                                 "citation_judge", "n_triples", "n_quotes", "llm_calls",
-                                 "wall_ms"]
+                                 "citation_judge", "n_triples", "n_quotes", "wall_ms"]
 
 
 class Embedder:
@@ -149,12 +148,13 @@ def _supporting(passages: pd.DataFrame) -> dict[str, set[str]]:
 
 
 def run_ewek(questions: pd.DataFrame, documents: pd.DataFrame, passages: pd.DataFrame,
-             encoder, cross_encoder, client, params: EwekParams, cache=None, extractor=None
+             encoder, cross_encoder, client, params: EwekParams, cache=None, extractor=None,
+             unranked: str | None = None
              ) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, pd.DataFrame]]:
     """``(ewek_quotes, ewek_triples, {method: answers})`` for every question. ``extractor``
     (a fact extractor) makes the collection's fact graph for the KG methods; ``client`` is
     the LLM; ``cache`` the encoder's disk cache (or None); ``cross_encoder`` None keeps the
-    fast filter's order."""
+    fast filter's order, and ``unranked`` then says why (the rows' ``ran_as``)."""
     embed = Embedder(encoder, cache)
     supporting = _supporting(passages)
     docs = dict(tuple(documents.groupby("collection_id", sort=False)))
@@ -189,13 +189,16 @@ def run_ewek(questions: pd.DataFrame, documents: pd.DataFrame, passages: pd.Data
             plans[name] = (refs, compose_messages(q.question, refs, params.composer.instruction),
                            calls, seconds, len(triples), len(quotes))
         prepared.append((q, plans))
-    answers = {name: _compose(name, prepared, client, params, supporting) for name in methods}
+    if cross_encoder is None and unranked is None:
+        unranked = "no cross-encoder"
+    answers = {name: _compose(name, prepared, client, params, supporting,
+                              params.description(name, unranked)) for name in methods}
     return (pd.DataFrame(quote_rows, columns=QUOTE_COLUMNS),
             pd.DataFrame(triple_rows, columns=TRIPLE_COLUMNS), answers)
 
 
 def _compose(name: str, prepared, client, params: EwekParams,
-             supporting: dict[str, set[str]]) -> pd.DataFrame:
+             supporting: dict[str, set[str]], ran_as: str) -> pd.DataFrame:
     """One composer call per question for method ``name``; citations checked against the
     supporting facts, and by the LLM judge when ``composer.judge``."""
     batch = [plans[name][1] for _, plans in prepared]
@@ -221,7 +224,7 @@ def _compose(name: str, prepared, client, params: EwekParams,
                                                    supporting.get(q.collection_id, set())),
             "citation_judge": math.nan if judged is None else judged[i],
             "n_triples": n_triples, "n_quotes": n_quotes, "llm_calls": calls + 1,
-            "wall_ms": 1000 * seconds + reply.latency_ms})
+            "ran_as": ran_as, "wall_ms": 1000 * seconds + reply.latency_ms})
     return pd.DataFrame(rows, columns=ANSWER_COLUMNS)
 
 

@@ -7,7 +7,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from kgp_kedro.config.base import Fraction, Int, NonNegInt, Params, PosInt, validate
+from kgp_kedro.config.base import (Fraction, Int, NonNegInt, Params, PosInt, setting_label,
+                                   validate)
 from kgp_kedro.config.sections import Source
 from kgp_kedro.facts import EXTRACTORS
 from kgp_kedro.graphs.builders.entity import LinkerParams
@@ -148,3 +149,18 @@ class HolmesParams(Params):
 
     def answer_methods(self) -> list[str]:
         return list(self.methods)
+
+    def description(self, name: str) -> str:
+        """What runs as method ``name`` (its row label in the results store): its kind, the
+        options that differ from their defaults, the facts' extractor and question parser
+        when it reads facts, and whose documents it reads (``own``: each question's S_q, as in
+        the paper; ``collection``: the pool every other method reads)."""
+        method = self.methods[name]
+        kind = method.method()
+        parts = [method.kind, setting_label(method.model_dump(exclude_unset=True,
+                                                              exclude={"kind"}))]
+        if kind.reads_facts:
+            parts.append(f"facts={self.extractor},question={self.question_parser}")
+        if kind.reads_facts or kind.with_documents:
+            parts.append(f"documents={'own' if self.only_own_documents else 'collection'}")
+        return " ".join(p for p in parts if p)

@@ -3,9 +3,10 @@ documents, the level-order traversal that extracts the hyper-relational KG, the 
 schema, the pruned facts, and the reader (A.4.5 with complementary fact retrieval); and the
 paper's baselines, Base (question only) and Base with the supporting documents.
 
-Every answer table has the read stage's columns (:data:`~kgp_kedro.reading.reader.READ_COLUMNS`)
-plus ``reader_calls`` and ``llm_calls`` (every LLM call the method made for the question:
-extraction, schema and reader), so the score stage scores HOLMES beside the other methods.
+Every answer table has the read stage's columns (:data:`~kgp_kedro.reading.reader.READ_COLUMNS`,
+whose ``llm_calls`` here counts every LLM call the method made for the question: extraction,
+schema and reader) plus ``reader_calls``, so the score stage scores HOLMES beside the other
+methods.
 ``prompt_tokens`` is the reader's input tokens over its calls (the paper's token count).
 """
 from __future__ import annotations
@@ -35,7 +36,7 @@ from kgp_kedro.reading.reader import READ_COLUMNS, log_read_summary, prompt_budg
 
 logger = logging.getLogger(__name__)
 
-ANSWER_COLUMNS = [*READ_COLUMNS, "reader_calls", "llm_calls"]
+ANSWER_COLUMNS = [*READ_COLUMNS, "reader_calls"]
 ENTITY_DOC_COLUMNS = ["question_id", "doc_id", "title", "entity", "name"]
 # documents_read: the documents the question's traversal read (each an extraction call of the
 # llm extractor, before caching), repeated on each of the question's rows
@@ -281,7 +282,8 @@ def answer_with_facts(questions: pd.DataFrame, pruned: pd.DataFrame, schema: pd.
             "latency_ms": sum(c.latency_ms for c in completions),
             "cached": all(c.cached for c in completions), "error": error,
             "reader_calls": len(completions),
-            "llm_calls": len(completions) + other_calls.get(q.question_id, 0)})
+            "llm_calls": len(completions) + other_calls.get(q.question_id, 0),
+            "ran_as": params.description(name)})
     answers = pd.DataFrame(rows, columns=ANSWER_COLUMNS)
     log_read_summary(answers, name)
     return answers
@@ -298,10 +300,11 @@ def _missing_documents(further: str, graph: EntityDocumentGraph, spacy_model: st
 
 def answer_base(questions: pd.DataFrame, docs_of: dict[str, pd.DataFrame],
                 passages: pd.DataFrame, client, name: str, with_documents: bool,
-                margin_tokens: int, system_prompt: str | None) -> pd.DataFrame:
+                margin_tokens: int, system_prompt: str | None, ran_as: str = "") -> pd.DataFrame:
     """The paper's baselines (§5.1): Base, the question alone (Listing 2 of the reader), and
     Base with supporting documents, the question with its documents S_q as numbered contexts
-    (``title: text``; the last cut first when the window is short)."""
+    (``title: text``; the last cut first when the window is short). ``ran_as``: the row's
+    label (:meth:`~kgp_kedro.holmes.params.HolmesParams.description`)."""
     doc_passages = _passages_of(passages)
     system, budget = prompt_budget(client, margin_tokens, system_prompt)
     prompts, meta = [], []
@@ -322,7 +325,7 @@ def answer_base(questions: pd.DataFrame, docs_of: dict[str, pd.DataFrame],
                              "prompt_tokens": c.prompt_tokens,
                              "completion_tokens": c.completion_tokens,
                              "latency_ms": c.latency_ms, "cached": c.cached, "error": c.error,
-                             "reader_calls": 1, "llm_calls": 1}
+                             "reader_calls": 1, "llm_calls": 1, "ran_as": ran_as}
                             for m, c in zip(meta, completions)], columns=ANSWER_COLUMNS)
     log_read_summary(answers, name)
     return answers

@@ -101,11 +101,11 @@ class ReplyStore:
             finally:
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
-    def keys(self) -> Iterator[str]:
+    def keys(self) -> list[str]:
         """Every stored key (reads every shard)."""
         with self._lock:
-            for path in sorted(self.root.glob("*.jsonl")) if self.root.exists() else []:
-                yield from self._shard(path.stem + "0" * 62)
+            paths = sorted(self.root.glob("*.jsonl")) if self.root.exists() else []
+            return [key for path in paths for key in self._shard(path.stem + "0" * 62)]
 
     def __len__(self) -> int:
         return sum(1 for _ in self.keys())

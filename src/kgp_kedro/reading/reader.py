@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 
 import pandas as pd
 
@@ -13,7 +14,7 @@ logger = logging.getLogger(__name__)
 
 READ_COLUMNS = ["source", "question_id", "method", "answer", "raw_response", "context_ids",
                 "n_contexts", "n_cut", "cut_ids", "prompt_tokens", "completion_tokens",
-                "latency_ms", "cached", "error"]
+                "latency_ms", "cached", "error", "llm_calls", "ran_as"]
 
 
 def ranked_contexts(rows: pd.DataFrame, texts: dict[str, str],
@@ -60,12 +61,16 @@ def prompt_budget(client: LLMClient, margin_tokens: int, system_prompt: str | No
 
 def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.DataFrame,
                  client: LLMClient, method: str, style: str, margin_tokens: int,
-                 system_prompt: str | None, max_passages: int | None = None) -> pd.DataFrame:
+                 system_prompt: str | None, max_passages: int | None = None, ran_as: str = "",
+                 retrieval_llm_calls: Mapping[str, int] | None = None) -> pd.DataFrame:
     """One answer per question of ``questions``: the prompt holds the method's ranked contexts
     up to ``max_passages`` distinct passages (all when null), as many of them as fit the
     model's window (lowest-ranked cut first, recorded in ``cut_ids``); a failed call gives an empty answer with ``error`` set (even when every
     call fails: nothing is raised, one summary line is logged). ``system_prompt``, when given,
-    goes first (the paper sends the user prompt alone)."""
+    goes first (the paper sends the user prompt alone). ``llm_calls``: the reader's call plus
+    the question's ``retrieval_llm_calls`` (IRCoT's, the chat agent's); ``ran_as``: what ran
+    under the method's name (:attr:`kgp_kedro.config.project.Method.description`)."""
+    retrieval_llm_calls = retrieval_llm_calls or {}
     texts = dict(zip(passages["passage_id"], passages["text"]))
     by_question = dict(tuple(retrieved.groupby("question_id", sort=False)))
     system, budget = prompt_budget(client, margin_tokens, system_prompt)
@@ -87,7 +92,8 @@ def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.
     completions = client.complete_many(prompts, desc=f"read {method}")
     rows = [{**m, "answer": parse_answer(c.text), "raw_response": c.text,
              "prompt_tokens": c.prompt_tokens, "completion_tokens": c.completion_tokens,
-             "latency_ms": c.latency_ms, "cached": c.cached, "error": c.error}
+             "latency_ms": c.latency_ms, "cached": c.cached, "error": c.error,
+             "llm_calls": 1 + retrieval_llm_calls.get(m["question_id"], 0), "ran_as": ran_as}
             for m, c in zip(meta, completions)]
     answers = pd.DataFrame(rows, columns=READ_COLUMNS)
     log_read_summary(answers, method)

@@ -92,8 +92,9 @@ def answer_with_ewek(qa_questions: pd.DataFrame, documents: pd.DataFrame,
     params = validate(EwekParams, ewek, "ewek")
     rr = params.rerank
     model = rr.cross_encoder or cross_encoder
+    unranked = None
     if rr.cross_encoder is None and training is not None and bool(training["guard_fired"].iloc[0]):
-        model = None   # the guard fired (logged by train_reranker): the filter's order
+        model, unranked = None, "rerank guard fired"   # logged by train_reranker: filter order
     if isinstance(model, str):
         model = load_cross_encoder(model, rr.device, rr.max_length)
     encoder_params = validate(EncoderParams, encoder, "encoder")
@@ -103,7 +104,7 @@ def answer_with_ewek(qa_questions: pd.DataFrame, documents: pd.DataFrame,
     extractor = make_extractor(params.facts.extractor, client) if params.needs_graph() else None
     try:
         quotes, triples, answers = run_ewek(qa_questions, documents, passages, lazy, model,
-                                            client, params, cache, extractor)
+                                            client, params, cache, extractor, unranked)
     finally:
         if cache is not None:
             cache.close()

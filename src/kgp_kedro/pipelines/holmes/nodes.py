@@ -135,4 +135,5 @@ def answer_base(qa_questions: pd.DataFrame, documents: pd.DataFrame, passages: p
     docs_of = holmes.question_documents(qa_questions, documents, params.only_own_documents)
     return holmes.answer_base(qa_questions, docs_of, passages, make_llm(llm), name,
                               params.methods[name].method().with_documents,
-                              read_params.margin_tokens, read_params.system_prompt)
+                              read_params.margin_tokens, read_params.system_prompt,
+                              params.description(name))

@@ -8,7 +8,8 @@ from kgp_kedro.pipelines.read.nodes import answer_questions
 
 def create_pipeline(params) -> Pipeline:
     return Pipeline([
-        node(update_wrapper(partial(answer_questions, name=m), answer_questions),
+        node(update_wrapper(partial(answer_questions, name=m, ran_as=method.description,
+                                    llm_retrieval=method.requirements.llm), answer_questions),
              ["qa_questions", f"retrieved_{m}", "passages", "params:llm", "params:read"],
              f"answers_{m}", name=m)
-        for m in params.methods], tags=["read"])
+        for m, method in params.methods.items()], tags=["read"])

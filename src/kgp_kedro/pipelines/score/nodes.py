@@ -63,7 +63,8 @@ def summarise_qa(*method_scores: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFra
     else:
         scores = pd.concat(present, ignore_index=True)
     scores["failed"] = scores["failed"].astype(bool)
-    for column in ("em", "f1", "acc", "hits1", "context_sp_recall", "reader_latency_ms",
+    for column in ("em", "f1", "acc", "hits1", "context_sp_recall", "reader_latency_ms", "cited",
+                   "citation_accuracy",
                    *STRUCTURE_METRICS):
         scores[column] = scores[column].astype(float)
     all_failed = [m for m, group in scores.groupby("method", sort=False)
