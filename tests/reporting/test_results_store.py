@@ -73,7 +73,7 @@ def test_tables_come_from_the_answers_alone_and_a_hand_edit_is_found(tmp_path, s
     record_answers(scores, directory, {}, "local:m", None)
     assert regenerate(tmp_path) == [directory / "tables.md"]
     text = (directory / "tables.md").read_text()
-    assert text == render_tables(read_answers(directory), "Results: bench")
+    assert text == render_tables(read_answers(directory), "Answers: bench")
     assert "| golden | golden | 8 | 100.0 | 100.0 [100.0, 100.0] |" in text
     assert "| dpr | dpr | 8 |" in text and "Δ F1 vs dpr" in text
     kgp_vs_golden = text.split("| kgp | kgp agent.kind=tfidf | 8 |")[1].splitlines()[0]
