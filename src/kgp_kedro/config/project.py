@@ -84,10 +84,12 @@ class Method:
 
     @property
     def description(self) -> str:
-        """What runs under this name: the registered method and the options its YAML block
-        sets, flattened (e.g. ``kgp agent.kind=encoder,agent.model=trained:mdr``; the others
-        keep their documented defaults)."""
-        options = setting_label(_flat(self.params.model_dump(mode="json", exclude_unset=True)))
+        """What runs under this name: the registered method and the options that differ from
+        their defaults, flattened (e.g. ``kgp agent.kind=encoder,agent.model=trained:mdr``; a
+        bare ``kgp`` is Algorithm 1 with its documented defaults, the TF-IDF agent). The run's
+        parameters carry every default, so what a YAML block spells out does not matter."""
+        options = setting_label(_flat(self.params.model_dump(mode="json",
+                                                             exclude_defaults=True)))
         return f"{self.retriever.name} {options}".strip()
 
 

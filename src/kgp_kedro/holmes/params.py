@@ -157,7 +157,7 @@ class HolmesParams(Params):
         the paper; ``collection``: the pool every other method reads)."""
         method = self.methods[name]
         kind = method.method()
-        parts = [method.kind, setting_label(method.model_dump(exclude_unset=True,
+        parts = [method.kind, setting_label(method.model_dump(exclude_defaults=True,
                                                               exclude={"kind"}))]
         if kind.reads_facts:
             parts.append(f"facts={self.extractor},question={self.question_parser}")
