@@ -11,8 +11,9 @@ first; the vector stages (faiss, KNN graph, traversal) take the passages encoded
 (cosine ~0.99: near-duplicates, not ties). Every row says how many of its passages are real.
 
 Each (stage, size) runs in its own process, so its peak RSS is its own (``ru_maxrss``);
-artifacts go to ``--work``. The encoder runs once over the real passages, in blocks saved as
-they are done (a killed run resumes), its time and RSS read as it passes each size.
+artifacts go to ``--work``. The encoder runs once over the pool's texts (the real passages,
+then the marked copies' texts up to ``--encode``), in blocks saved as they are done (a killed
+run resumes), its time and RSS read as it passes each size.
 
     .venv/bin/python benchmarks/bench_scale.py [--sizes 10000 30000 100000]
         [--stages encode faiss knn entity traverse] [--encode 100000] [--questions 50]
@@ -92,14 +93,17 @@ def pool_of(size: int, work: Path):
 
 
 def encode(work: Path, sizes: list[int], most: int) -> list[dict]:
-    """MiniLM (``embed.encoders.minilm``, CPU) over the real passages in blocks of 2,000 (each
-    block saved as it is done: a killed run resumes), up to ``most`` passages; the wall time
-    and peak RSS read as it passes each size (encoding is per batch, so the time at 10k of a
-    longer pass is a 10k pass's)."""
+    """MiniLM (``embed.encoders.minilm``, CPU) over the pool's texts, the real passages then
+    their marked copies (`` [copy <i>]``: encoding one is the same work as a real passage), in
+    blocks of 2,000 (each block saved as it is done: a killed run resumes), up to ``most``
+    passages; the wall time and peak RSS read as it passes each size (encoding is per batch,
+    so the time at 10k of a longer pass is a 10k pass's). The vector stages read the real
+    passages' vectors only (:func:`vector_pool`)."""
     from kgp_kedro.config.sections import EncoderParams
     from kgp_kedro.models import load_encoder
 
-    texts = real_pool(work)[0]["text"].tolist()[:most]
+    real = real_pool(work)[0]
+    texts = with_copies(real, most)[0]["text"].tolist()
     folder = work / "embedding_blocks"
     folder.mkdir(exist_ok=True)
     encoder = load_encoder(EncoderParams(device="cpu"))
@@ -114,15 +118,18 @@ def encode(work: Path, sizes: list[int], most: int) -> list[dict]:
         print(f"encoded {first + BLOCK} passages ({timed / (time.perf_counter() - start):.1f}/s "
               f"here, load {os.getloadavg()[0]:.1f})", file=sys.stderr, flush=True)
         if timed in sizes:
-            rows.append({"stage": "encode", "passages": timed, "real": timed,
+            rows.append({"stage": "encode", "passages": timed, "real": min(timed, len(real)),
                          "seconds": time.perf_counter() - start, "peak_rss_mb": peak_mb()})
     return rows
 
 
 def encoded(work: Path, most: int) -> np.ndarray:
-    """The real passages' vectors encoded so far (in pool order), ``most`` at most."""
+    """The real passages' vectors encoded so far (in pool order), ``most`` at most (the
+    copies' blocks beyond them are left out)."""
+    most = min(most, len(real_pool(work)[0]))
     blocks = sorted((work / "embedding_blocks").glob("[0-9]*.npy"))[:math.ceil(most / BLOCK)]
-    return np.concatenate([np.load(b) for b in blocks]) if blocks else np.zeros((0, 384))
+    return (np.concatenate([np.load(b) for b in blocks])[:most] if blocks
+            else np.zeros((0, 384)))
 
 
 def vector_pool(size: int, work: Path, most: int):
