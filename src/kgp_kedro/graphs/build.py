@@ -16,6 +16,7 @@ from kgp_kedro.graphs.cache import GraphCache
 from kgp_kedro.graphs.edge_table import EdgeTable
 from kgp_kedro.graphs.model import NODE_COLUMNS, Graph, concat_edge_tables
 from kgp_kedro.graphs.structure import add_structure, has_structure
+from kgp_kedro.memory import release_free_memory
 from kgp_kedro.models.embeddings import EmbeddingLookup
 from kgp_kedro.progress import Progress
 
@@ -116,7 +117,9 @@ def _build_collection(item: tuple[Collection, pd.DataFrame | None], builder: Gra
                       settings: Sequence[tuple[str, Params]]
                       ) -> list[tuple[str, float, pd.DataFrame, pd.DataFrame]]:
     """One collection's graph under each setting: ``(label, build seconds, node rows, edge
-    rows)``; ``item`` is the collection and, when read from files, its passages' rows."""
+    rows)``; ``item`` is the collection and, when read from files, its passages' rows. The
+    memory its build freed goes back to the system (:func:`release_free_memory`), or the
+    allocator would keep a little more of it after every collection."""
     collection, structure = item
     graphs = []
     for label, setting in settings:
@@ -126,6 +129,7 @@ def _build_collection(item: tuple[Collection, pd.DataFrame | None], builder: Gra
             graph = add_structure(graph, structure)
         seconds = time.perf_counter() - start
         graphs.append((label, seconds, *graph.tables(collection.collection_id, label)))
+    release_free_memory()
     return graphs
 
 
