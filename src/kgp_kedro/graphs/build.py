@@ -56,7 +56,9 @@ def stream_variant(passages: pd.DataFrame, builder: GraphBuilder,
     return _node_table(nodes), edges
 
 
-# collections built per task: the most a cluster's workers hold between two writes
+# collections built per round on a Dask cluster: the most its workers hold between two
+# writes. Without a cluster a round is one collection, so memory holds one collection's graphs
+# (a round of 64 paper-size MuSiQue collections' TF-IDF edges is several GB)
 COLLECTIONS_PER_TASK_ROUND = 64
 
 
@@ -68,7 +70,8 @@ def _collection_tables(passages: pd.DataFrame, builder: GraphBuilder,
     setting; a collection read from files (pages, tables) also gets the structural layer
     (:mod:`kgp_kedro.graphs.structure`). The collections are built
     :data:`COLLECTIONS_PER_TASK_ROUND` at a time, one task each, spread over a Dask cluster's
-    workers when one is active (:func:`kgp_kedro.parallel.map`), so memory holds one round.
+    workers when one is active (:func:`kgp_kedro.parallel.map`), so memory holds one round;
+    without a cluster one at a time.
     A collection found in ``cache`` (same content, builder and settings) is read back instead
     of built, and every one built is stored there."""
     structured = ({str(c): g for c, g in passages.groupby("collection_id", sort=False)}
@@ -77,9 +80,10 @@ def _collection_tables(passages: pd.DataFrame, builder: GraphBuilder,
     n = passages["collection_id"].nunique()
     n_built = 0
     collections = iter_collections(passages)
+    per_round = COLLECTIONS_PER_TASK_ROUND if parallel.active_client() is not None else 1
     with Progress(f"kg {name}", n, log=logger) as progress:
         while round_ := [(attach(c, None, None, embeddings), structured.get(c.collection_id))
-                         for c in islice(collections, COLLECTIONS_PER_TASK_ROUND)]:
+                         for c in islice(collections, per_round)]:
             keys = [cache.key(*item) for item in round_] if cache is not None else []
             found = [cache.get(key) for key in keys] if cache is not None else [None] * len(round_)
             progress.update(sum(hit is not None for hit in found))   # read back: done
