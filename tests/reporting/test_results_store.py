@@ -125,3 +125,19 @@ def test_the_report_node_records_under_the_configured_benchmark(tmp_path, scored
     runs = json.loads((tmp_path / "bench" / "run.json").read_text())["runs"]
     assert runs[0]["reader"] == "local:qwen-test" and runs[0]["rows"] == len(scores)
     assert len(read_answers(tmp_path / "bench")) == len(scores)
+
+
+def test_methods_read_on_fewer_questions_are_compared_on_the_shared_ones(tmp_path, scored):
+    """A method read on 5 of a source's 8 questions: Table 1 keeps every row's own count,
+    and a second table puts every method of that source on those 5 questions."""
+    questions, scores = scored
+    first5 = set(questions["question_id"].iloc[:5])
+    fewer = scores[(scores["method"] != "kgp") | scores["question_id"].isin(first5)]
+    text = render_tables(fewer, "t")
+    assert "| dpr | dpr | 8 |" in text and "| kgp | kgp agent.kind=tfidf | 5 |" in text
+    shared = text.split("## On the questions every method")[1].split("##")[0]
+    assert "| hotpotqa | golden | 5 | 100.0 | 100.0 [100.0, 100.0] |" in shared
+    assert "| hotpotqa | dpr | 5 |" in shared
+    kgp = shared.split("| hotpotqa | kgp | 5 |")[1].splitlines()[0]
+    assert kgp.rstrip().endswith("-100.0 [-100.0, -100.0] |")   # vs golden, on the 5
+    assert "On the questions every method" not in render_tables(scores, "t")
