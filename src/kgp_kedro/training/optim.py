@@ -1,6 +1,7 @@
 """The optimisation every fine-tuning here shares: AdamW (weight decay 0.01) with a linear
 warm-up over ``warmup_ratio`` of the steps and a linear decay to 0, the gradient norm clipped
-to 1, over seeded shuffled batches, with a progress bar."""
+to 1, over seeded shuffled batches, with a progress bar; after each step the memory the step
+freed goes back to the system (:func:`~kgp_kedro.memory.release_free_memory`)."""
 from __future__ import annotations
 
 import logging
@@ -10,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from kgp_kedro.memory import release_free_memory
 from kgp_kedro.progress import Progress
 
 logger = logging.getLogger(__name__)
@@ -41,6 +43,8 @@ def fit(model, examples: Sequence[Any], params, loss_of: Callable[[list[Any]], A
                 schedule.step()
                 adamw.zero_grad()
                 losses.append(float(loss.item()))
+                del loss
+                release_free_memory()   # batches of other shapes: glibc kept each step's blocks
                 bar.update()
     model.eval()
     return losses
