@@ -9,17 +9,15 @@ to the system; the loop then holds what it uses."""
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import functools
 
 
 @functools.cache
 def _malloc_trim():
-    name = ctypes.util.find_library("c")
-    if name is None:
-        return None
+    """glibc's ``malloc_trim`` from the C library this process already runs on (no library
+    search, no subprocess); ``None`` elsewhere."""
     try:
-        return ctypes.CDLL(name).malloc_trim
+        return ctypes.CDLL(None).malloc_trim
     except (OSError, AttributeError):   # not glibc (musl, macOS): nothing to trim
         return None
 
