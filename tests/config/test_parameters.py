@@ -287,3 +287,12 @@ def test_ask_mistakes_name_the_key(raw, ask, key):
     if ask.get("questions") == "x.txt":
         raw["ask"]["questions"] = str(ROOT / "pyproject.toml")
     assert _error(raw).key == key
+
+
+def test_a_store_only_run_needs_a_store(raw):
+    raw["llm"]["store_only"] = True
+    raw["llm"]["store"] = None
+    error = _error(raw)
+    assert error.key == "llm" and "store_only" in str(error)
+    raw["llm"]["store"] = "results/llm"
+    assert validate_parameters(raw).llm.store_only

@@ -145,9 +145,19 @@ class LLMParams(Params):
     # the committed reply store (llm/store.py): read before the cache and the model, every
     # reply added; a benchmark env sets results/llm; null: none
     store: str | None = None
+    # true: every reply must come from the store (or the call cache); a call they lack stops
+    # the run, naming it, before anything is sent: a committed benchmark reproduced with no
+    # model call
+    store_only: bool = False
     sampling: SamplingParams = Field(default_factory=SamplingParams)
     local: LocalLLMParams = Field(default_factory=LocalLLMParams)
     openai: OpenAILLMParams = Field(default_factory=OpenAILLMParams)
+
+    @model_validator(mode="after")
+    def _store_only_needs_a_store(self) -> LLMParams:
+        if self.store_only and not self.store:
+            raise ValueError("store_only: true reads replies from the store, but `store` is null")
+        return self
 
 
 class ReadParams(Params):

@@ -35,16 +35,25 @@ class Completion:
     error: str | None = None
 
 
+class MissingReplyError(LookupError):
+    """A call that a store-only client (``llm.store_only``) found neither in the store nor in
+    the call cache: it is never sent to the model."""
+
+
 class LLMClient:
     """A backend behind the reply store and the call cache. A call answered by the store
     (``store``, read first) or the cache is never sent; a reply the backend gives is added to
-    both, and one found only in the cache is copied into the store. ``calls`` counts backend
-    calls actually made; ``requests`` counts every :meth:`complete`."""
+    both, and one found only in the cache is copied into the store. With ``store_only`` a call
+    neither answers raises :class:`MissingReplyError` instead of reaching the backend.
+    ``calls`` counts backend calls actually made; ``requests`` counts every :meth:`complete`."""
 
     def __init__(self, backend, cache: CallCache | None = None, temperature: float = 0.0,
                  max_tokens: int = 32, seed: int | None = 0,
-                 store: ReplyStore | None = None) -> None:
+                 store: ReplyStore | None = None, store_only: bool = False) -> None:
+        if store_only and store is None:
+            raise ValueError("a store-only client needs a store")
         self.backend, self.cache, self.store = backend, cache, store
+        self.store_only = store_only
         self.sampling = {"temperature": float(temperature), "max_tokens": int(max_tokens),
                          "seed": seed}
         self.calls = self.requests = 0
@@ -69,6 +78,11 @@ class LLMClient:
         key = call_key(self.backend.kind, self.backend.model, messages, sampling)
         if (hit := self._stored(key)) is not None:
             return Completion(**{**hit, "cached": True})
+        if self.store_only:
+            asked = json.dumps(messages[-1]["content"])[:120] if messages else "no message"
+            raise MissingReplyError(
+                f"llm.store_only: the store {self.store.root} has no reply to call {key} "
+                f"({self.name}, {sampling}; last message {asked})")
         self.calls += 1
         start = time.perf_counter()
         try:
@@ -121,7 +135,8 @@ def make_llm(params: Mapping[str, Any], cache_path: str | None = None) -> LLMCli
     """The client described by ``parameters_llm.yml``'s ``llm`` block: ``backend`` (``local``
     or ``openai``), that backend's options under its own name, ``sampling``, ``cache`` (a
     SQLite path; null disables it) and ``store`` (the committed reply store's directory, e.g.
-    ``results/llm``; null: none). Backends are loaded once per process."""
+    ``results/llm``; null: none), and ``store_only`` (true: a call the store and the cache
+    lack raises :class:`MissingReplyError`). Backends are loaded once per process."""
     kind = params.get("backend", "local")
     if kind not in LLM_BACKENDS.names():
         raise ValueError(f"llm.backend must be one of {LLM_BACKENDS.names()}, got {kind!r}")
@@ -131,4 +146,5 @@ def make_llm(params: Mapping[str, Any], cache_path: str | None = None) -> LLMCli
     store = params.get("store")
     return LLMClient(backend, CallCache(cache_path) if cache_path else None,
                      **(params.get("sampling") or {}),
-                     store=ReplyStore(store) if store else None)
+                     store=ReplyStore(store) if store else None,
+                     store_only=bool(params.get("store_only", False)))
