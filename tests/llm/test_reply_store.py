@@ -11,7 +11,6 @@ import pytest
 from kgp_kedro.llm import CallCache, LLMClient, MissingReplyError, make_llm
 from kgp_kedro.llm.cache import call_key
 from kgp_kedro.llm.store import CorruptStoreError, ReplyStore
-from tests.conftest import MODEL_CACHE
 
 KEY = call_key("local", "m", [{"role": "user", "content": "q"}], {"temperature": 0.0})
 REPLY = {"text": "Paris", "prompt_tokens": 6, "completion_tokens": 1, "latency_ms": 12.5,
@@ -112,18 +111,20 @@ def test_a_reply_found_only_in_the_call_cache_is_copied_into_the_store(tmp_path,
     assert len(ReplyStore(tmp_path / "store")) == 1
 
 
-def test_a_store_only_client_answers_from_the_store_and_names_a_missing_call(tmp_path,
-                                                                              local_llm):
+def test_a_store_only_client_answers_from_the_store_and_names_a_missing_call(tmp_path):
     """``llm.store_only``: what the store holds comes back with no model call; a call it
-    lacks raises, naming the store and the call's key, and never reaches the model."""
+    lacks raises, naming the store and the call's key, and never reaches the backend (an
+    OpenAI-compatible address nothing listens on: a call sent there would come back failed,
+    not raise)."""
+    replay = make_llm({"backend": "openai", "store": str(tmp_path), "store_only": True,
+                       "cache": None, "sampling": {"max_tokens": 2},
+                       "openai": {"model": "m", "base_url": "http://127.0.0.1:9/v1",
+                                  "max_retries": 0, "timeout": 1}})
     answered = [{"role": "user", "content": "Say yes."}]
     missing = [{"role": "user", "content": "Say no."}]
-    reply = LLMClient(local_llm.backend, None, max_tokens=2,
-                      store=ReplyStore(tmp_path)).complete(answered)
-    replay = make_llm({"store": str(tmp_path), "store_only": True, "cache": None,
-                       "sampling": {"max_tokens": 2}, "local": {"cache_dir": str(MODEL_CACHE),
-                                                                  "n_ctx": 2048}})
-    assert replay.store_only and replay.complete(answered).text == reply.text
+    ReplyStore(tmp_path).put(
+        call_key(replay.backend.kind, replay.backend.model, answered, replay.sampling), REPLY)
+    assert replay.store_only and replay.complete(answered).text == REPLY["text"]
     key = call_key(replay.backend.kind, replay.backend.model, missing, replay.sampling)
     with pytest.raises(MissingReplyError, match=rf"{tmp_path}.*{key}.*Say no"):
         replay.complete(missing)
