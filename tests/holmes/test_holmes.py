@@ -281,9 +281,23 @@ def test_the_auxiliary_schema_mined_from_real_questions_is_what_pruning_scores_w
     aux = mine_auxiliary_schema(rest["question"].tolist(), params.spacy_model, 1)
     assert aux["count"].is_monotonic_decreasing and aux["count"].iloc[0] > 1
     parsed, calls = holmes.parse_questions(qa, {}, params)
-    schema = holmes.schema_table(qa, parsed, calls, aux, embed, params)
+    encoded = []
+
+    def recording_embed(texts):
+        encoded.append(list(texts))
+        return embed(texts)
+
+    schema = holmes.schema_table(qa, parsed, calls, aux, recording_embed, params)
+    # the auxiliary relations are encoded once for the six questions, and each question's
+    # selection is what select_auxiliary picks encoding them itself
+    assert encoded.count(aux["relation"].tolist()) == 1
     chosen = schema[schema["origin"] == "auxiliary"]
     assert len(chosen), "no question of six selected an auxiliary triple"
+    for qid, picked in chosen.groupby("question_id"):
+        alone = select_auxiliary(parsed[qid].schema, aux, embed,
+                                 params.auxiliary.per_relation, params.auxiliary.min_similarity)
+        assert list(zip(picked["relation"], picked["similarity"])) == [
+            (t.relation, sim) for t, sim in alone]
     assert (chosen["similarity"] >= params.auxiliary.min_similarity).all()
     mined = set(zip(aux["subject_type"], aux["relation"], aux["object_type"]))
     assert set(zip(chosen["subject_type"], chosen["relation"], chosen["object_type"])) <= mined

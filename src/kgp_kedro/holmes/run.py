@@ -153,13 +153,15 @@ def schema_table(questions: pd.DataFrame, parsed: dict[str, QuestionParse],
     """The query-aligned schema of every question (§4.2.2): its own triples (similarity 1)
     and the auxiliary triples selected for it."""
     aux = params.auxiliary
+    # the auxiliary relations encoded once, not once a question
+    aux_vecs = embed(auxiliary["relation"].tolist()) if not auxiliary.empty else None
     rows = []
-    for q in questions.itertuples(index=False):
+    for q in track(list(questions.itertuples(index=False)), "holmes schema", log=logger):
         p = parsed[q.question_id]
         ents = json.dumps(p.entities, ensure_ascii=False)
         own = [(t, 1.0) for t in p.schema]
         chosen = select_auxiliary(p.schema, auxiliary, embed, aux.per_relation,
-                                  aux.min_similarity)
+                                  aux.min_similarity, aux_vecs)
         rows += [(q.question_id, t.subject_type, t.relation, t.object_type, t.origin, sim, ents,
                   calls[q.question_id]) for t, sim in [*own, *chosen]]
         if not own and not chosen:   # keep the question's entities even without a schema

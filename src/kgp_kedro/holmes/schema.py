@@ -39,16 +39,19 @@ def mine_auxiliary_schema(questions: Sequence[str], spacy_model: str,
 
 def select_auxiliary(question: Sequence[SchemaTriple], auxiliary: pd.DataFrame,
                      embed: Callable[[list[str]], np.ndarray], per_relation: int,
-                     min_similarity: float) -> list[tuple[SchemaTriple, float]]:
+                     min_similarity: float, auxiliary_vectors: np.ndarray | None = None
+                     ) -> list[tuple[SchemaTriple, float]]:
     """For each relation of the question's schema, the ``per_relation`` auxiliary triples
     whose relations are most similar to it (cosine similarity of the normalised embeddings
     ``embed`` gives), at least ``min_similarity``: a question unlike every auxiliary relation
-    keeps its own schema only (§4.2.2). Each triple once, with its best similarity."""
+    keeps its own schema only (§4.2.2). Each triple once, with its best similarity.
+    ``auxiliary_vectors``: ``embed`` of the auxiliary relations, when already computed (one
+    encoding for every question of a run)."""
     if not len(question) or auxiliary.empty:
         return []
     q_vecs = embed([t.relation for t in question])
-    a_rel = auxiliary["relation"].tolist()
-    a_vecs = embed(a_rel)
+    a_vecs = (embed(auxiliary["relation"].tolist()) if auxiliary_vectors is None
+              else auxiliary_vectors)
     sims = q_vecs @ a_vecs.T
     own = {(t.subject_type, t.relation, t.object_type) for t in question}
     best: dict[int, float] = {}
