@@ -111,7 +111,7 @@ demo: $(LLM_STAMP)
 # KGs and retrains MDR (and the siblings' piece EWEK-QA's cross-encoder) from its own data/.
 REPLAY_QUESTIONS ?= 103
 REPLAY_SIBLING_QUESTIONS ?= 50
-REPLAY_30_QUESTIONS ?= 30
+REPLAY_30_QUESTIONS ?= 50
 SIBLINGS := holmes.methods.holmes.kind=holmes,holmes.methods.holmes_base_docs.kind=base_docs,ewek.methods.ewek.kg=toge,ewek.methods.ewek.web=true,ewek.methods.ewek_web.kg=none,ewek.methods.ewek_web.web=true,ewek.methods.tog.kg=tog,ewek.methods.tog.web=false
 PAPER_30 := read.max_passages=null,report.results.benchmark=qa_benchmark_30
 replay: $(LLM_STAMP)
