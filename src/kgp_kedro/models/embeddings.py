@@ -56,9 +56,12 @@ def encoder_identity(encoder, memo: Any = None) -> dict[str, Any]:
       identity); a hub name that is not a local path is keyed by its name only;
     - the dtype its weights run in (bf16 and fp32 never share entries), L2 normalisation, the
       device type (cpu / cuda / mps: kernels differ in the last bits);
-    - torch, transformers and sentence-transformers versions (an upgrade re-encodes once).
+    - torch, transformers and sentence-transformers versions (an upgrade re-encodes once);
+    - ``batching``: ``same_length`` since a vector stopped depending on the texts encoded with
+      it (:meth:`~kgp_kedro.models.encoders.SentenceEncoder.encode`), which keys out the
+      entries of the padded batches before.
 
-    The batch size is left out: it only moves the last float bits, as batch composition does.
+    The batch size is left out: a batch holds texts of one token length, so it pads none.
     """
     from kgp_kedro.models.encoders import resolve_model_path
 
@@ -74,6 +77,7 @@ def encoder_identity(encoder, memo: Any = None) -> dict[str, Any]:
         "torch": package_version("torch"),
         "transformers": package_version("transformers"),
         "sentence_transformers": package_version("sentence-transformers"),
+        "batching": "same_length",
     }
 
 
