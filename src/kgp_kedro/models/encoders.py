@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from kgp_kedro.models.devices import resolve_device
+from kgp_kedro.parallel import chunks
 
 logger = logging.getLogger(__name__)
 
@@ -145,8 +146,8 @@ class SentenceEncoder:
         tokenize = getattr(self._model, "preprocess", None) or \
             self._model.tokenize   # the name before sentence-transformers 6.x
         lengths: list[int] = []
-        for start in range(0, len(texts), chunk):
-            features = tokenize(list(texts[start:start + chunk]))
+        for part in chunks(texts, chunk):
+            features = tokenize(list(part))
             lengths.extend(int(n) for n in features["attention_mask"].sum(dim=1))
         return lengths
 
@@ -157,8 +158,4 @@ def same_length_batches(lengths: Sequence[int], batch_size: int) -> list[list[in
     groups: dict[int, list[int]] = {}
     for i, n in enumerate(lengths):
         groups.setdefault(n, []).append(i)
-    batches = []
-    for n in sorted(groups):
-        rows = groups[n]
-        batches.extend(rows[start:start + batch_size] for start in range(0, len(rows), batch_size))
-    return batches
+    return [batch for n in sorted(groups) for batch in chunks(groups[n], batch_size)]
