@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pydantic import Field, field_validator, model_validator
 
-from kgp_kedro.config.base import Fraction, Int, Params, PosInt
+from kgp_kedro.config.base import Fraction, Params, PosInt
 from kgp_kedro.config.sections import Source
 from kgp_kedro.prompts.ewek import COMPOSER_INSTRUCTION
+from kgp_kedro.training.params import SeededTraining
 
 
 class SplitterParams(Params):
@@ -26,7 +27,7 @@ class EvidenceParams(Params):
     margin: Fraction = 0.1
 
 
-class TrainingParams(Params):
+class TrainingParams(SeededTraining):
     """The cross-encoder trained here (no reranker weights install offline): MiniLM with a
     fresh one-logit head, binary cross-entropy on (question, quote) pairs labelled by the
     datasets' supporting facts, on the questions of the train files in ``sources`` (else the
@@ -53,8 +54,6 @@ class TrainingParams(Params):
     warmup_ratio: Fraction = 0.1
     balance: bool = True            # positives weigh as much as negatives in the loss
     max_length: PosInt = 128
-    seed: Int = 0
-    device: str = "auto"
 
 
 class RerankParams(Params):

@@ -142,7 +142,7 @@ def train_cross_encoder(pairs: TrainingPairs, params: TrainingParams):
     import torch
     from sentence_transformers import CrossEncoder
 
-    from kgp_kedro.models.devices import resolve_device
+    from kgp_kedro.models.devices import resolve_device, torch_threads
     from kgp_kedro.models.encoders import resolve_model_path
 
     if not len(pairs):
@@ -182,7 +182,8 @@ def train_cross_encoder(pairs: TrainingPairs, params: TrainingParams):
     weight = (len(labels) - positives) / positives if params.balance and positives else 1.0
     loss_fn = torch.nn.BCEWithLogitsLoss(pos_weight=torch.tensor(weight))
     rng = np.random.default_rng(params.seed)
-    with Progress("train cross-encoder", total, log=logger) as bar:
+    with torch_threads(params.threads), Progress("train cross-encoder", total,
+                                                 log=logger) as bar:
         for _ in range(params.epochs):
             order = rng.permutation(len(pairs))
             for begin in range(0, len(order), params.batch_size):

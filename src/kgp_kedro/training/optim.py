@@ -20,9 +20,11 @@ logger = logging.getLogger(__name__)
 def fit(model, examples: Sequence[Any], params, loss_of: Callable[[list[Any]], Any],
         desc: str) -> list[float]:
     """Train ``model`` on ``examples`` for ``params.epochs`` epochs of ``params.batch_size``
-    (``params``: learning_rate, warmup_ratio, seed too), ``loss_of`` a batch giving its loss
+    (``params``: learning_rate, warmup_ratio, seed, threads too), ``loss_of`` a batch giving its loss
     tensor; the loss of every step. The model is left in eval mode."""
     import torch
+
+    from kgp_kedro.models.devices import torch_threads
 
     total = math.ceil(len(examples) / params.batch_size) * params.epochs
     adamw = torch.optim.AdamW(model.parameters(), lr=params.learning_rate, weight_decay=0.01)
@@ -32,7 +34,7 @@ def fit(model, examples: Sequence[Any], params, loss_of: Callable[[list[Any]], A
     rng = np.random.default_rng(params.seed)
     losses: list[float] = []
     model.train()
-    with Progress(desc, total, log=logger) as bar:
+    with torch_threads(params.threads), Progress(desc, total, log=logger) as bar:
         for _ in range(params.epochs):
             order = rng.permutation(len(examples))
             for begin in range(0, len(order), params.batch_size):

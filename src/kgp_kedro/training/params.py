@@ -17,7 +17,20 @@ BUNDLED_TRAIN_FILES = [
 ]
 
 
-class EncoderTrainingParams(Params):
+class SeededTraining(Params):
+    """What makes a fine-tuning repeatable: its seed, its device and its PyTorch threads. A
+    gradient's float sums follow the thread count, so ``threads`` fixes it: the same examples
+    then give the same weights whatever ``OMP_NUM_THREADS`` or the number of cores, on one
+    kind of CPU. 2 is the count the committed results' models were trained with; null leaves
+    PyTorch's own (one a core): faster on more cores, but the weights, so what the model
+    retrieves and the prompts it gives the reader, may differ from the committed store's."""
+
+    seed: Int = 0
+    device: str = "auto"
+    threads: PosInt | None = 2
+
+
+class EncoderTrainingParams(SeededTraining):
     """One fine-tuned bi-encoder (``dpr``: question -> supporting passage; ``mdr``: question ⊕
     earlier hops -> next hop's passage), MultipleNegativesRankingLoss with hard and in-batch
     negatives (KGP paper Table 4 for DPR/MDR)."""
@@ -37,11 +50,9 @@ class EncoderTrainingParams(Params):
     warmup_ratio: Fraction = 0.1
     max_length: PosInt = 128               # tokens a text (MDR: 350 for question ⊕ passage)
     scale: float = Field(20.0, gt=0)       # cosine scale of the loss (sentence-transformers')
-    seed: Int = 0
-    device: str = "auto"
 
 
-class GeneratorTrainingParams(Params):
+class GeneratorTrainingParams(SeededTraining):
     """The generative agent fine-tuned on Listing 1 examples (question and evidence so far ->
     next supporting passage; :mod:`kgp_kedro.training.generation`). The paper fine-tunes
     T5-large (0.7B) with its tutorial's defaults on ~90k HotpotQA questions; no T5 weights
@@ -61,8 +72,6 @@ class GeneratorTrainingParams(Params):
     warmup_ratio: Fraction = 0.1
     max_input_tokens: PosInt = 192         # question and evidence (cut from the start)
     max_target_tokens: PosInt = 32         # the next passage's opening (title, first words)
-    seed: Int = 0
-    device: str = "auto"
 
 
 class TrainParams(Params):
