@@ -115,3 +115,34 @@ def test_a_missing_train_file_stops_the_train_stage_before_any_node(tmp_path):
         run_pipeline(project, "train", runtime_params=runtime)
     assert not (project / "data" / "06_models").exists() or not any(
         (project / "data" / "06_models").rglob("*"))
+
+
+def _weights_trained_under(ambient_threads: int, examples, params) -> list:
+    """The weights ``train_encoder`` gives with PyTorch's threads set to ``ambient_threads``
+    beforehand (as ``OMP_NUM_THREADS`` or the core count would set them)."""
+    import torch
+
+    from kgp_kedro.training.encoder import train_encoder
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(ambient_threads)
+    try:
+        model, _, _ = train_encoder(examples, params)
+        assert torch.get_num_threads() == ambient_threads   # restored after training
+    finally:
+        torch.set_num_threads(before)
+    return [p.detach().clone() for p in model.parameters()]
+
+
+def test_the_same_examples_train_the_same_weights_whatever_the_ambient_thread_count(
+        twowiki_mdr):
+    """``threads`` fixes PyTorch's threads while fine-tuning: one thread or two beforehand,
+    the real examples give bit-identical weights (so a fresh clone's model, and the prompts
+    its retrieval gives, match the committed store's)."""
+    import torch
+
+    params = EncoderTrainingParams(kind="mdr", epochs=1, batch_size=8, learning_rate=1e-4,
+                                   max_length=48, device="cpu", seed=0, threads=2)
+    one = _weights_trained_under(1, twowiki_mdr.examples, params)
+    two = _weights_trained_under(2, twowiki_mdr.examples, params)
+    assert all(torch.equal(a, b) for a, b in zip(one, two))
