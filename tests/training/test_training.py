@@ -122,15 +122,12 @@ def _weights_trained_under(ambient_threads: int, examples, params) -> list:
     beforehand (as ``OMP_NUM_THREADS`` or the core count would set them)."""
     import torch
 
+    from kgp_kedro.models.devices import torch_threads
     from kgp_kedro.training.encoder import train_encoder
 
-    before = torch.get_num_threads()
-    torch.set_num_threads(ambient_threads)
-    try:
+    with torch_threads(ambient_threads):
         model, _, _ = train_encoder(examples, params)
         assert torch.get_num_threads() == ambient_threads   # restored after training
-    finally:
-        torch.set_num_threads(before)
     return [p.detach().clone() for p in model.parameters()]
 
 

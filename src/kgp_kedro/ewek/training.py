@@ -23,7 +23,6 @@ import pandas as pd
 
 from kgp_kedro.ewek.params import RerankParams, SplitterParams, TrainingParams
 from kgp_kedro.ewek.quotes import collection_pages, paragraph_splitter
-from kgp_kedro.progress import Progress
 from kgp_kedro.search.lexical import Bm25Index
 from kgp_kedro.search.ranking import top_k
 
@@ -137,13 +136,15 @@ def training_pairs(questions: pd.DataFrame, documents: pd.DataFrame, passages: p
 
 def train_cross_encoder(pairs: TrainingPairs, params: TrainingParams):
     """``(cross_encoder, seconds)``: the base model with a new head, trained on ``pairs``
-    (AdamW, linear warm-up and decay, gradient norm clipped to 1), in eval mode. Seeded: the
+    by the fine-tuning every model here shares (:func:`~kgp_kedro.training.optim.fit`: AdamW,
+    linear warm-up and decay, gradient norm clipped to 1), in eval mode. Seeded: the
     same pairs and parameters give the same weights on one device."""
     import torch
     from sentence_transformers import CrossEncoder
 
-    from kgp_kedro.models.devices import resolve_device, torch_threads
+    from kgp_kedro.models.devices import resolve_device
     from kgp_kedro.models.encoders import resolve_model_path
+    from kgp_kedro.training.optim import fit
 
     if not len(pairs):
         raise ValueError("no training pairs: the questions not read have no collection with "
@@ -168,39 +169,20 @@ def train_cross_encoder(pairs: TrainingPairs, params: TrainingParams):
         st_logger.setLevel(st_level)
     logger.info("cross-encoder: %s with a new one-logit head, trained on %d pairs",
                 params.base_model, len(pairs))
-    model.train()
-    optimiser = torch.optim.AdamW(model.parameters(), lr=params.learning_rate,
-                                  weight_decay=0.01)
-    per_epoch = math.ceil(len(pairs) / params.batch_size)
-    total = per_epoch * params.epochs
-    warmup = max(1, int(params.warmup_ratio * total))
-    schedule = torch.optim.lr_scheduler.LambdaLR(optimiser, lambda step: min(
-        (step + 1) / warmup, max(0.0, (total - step) / max(1, total - warmup))))
     labels = torch.tensor(pairs.labels, dtype=torch.float32)
     positives = float(labels.sum())
     # balanced loss: positives weigh as much as negatives in all
     weight = (len(labels) - positives) / positives if params.balance and positives else 1.0
     loss_fn = torch.nn.BCEWithLogitsLoss(pos_weight=torch.tensor(weight))
-    rng = np.random.default_rng(params.seed)
-    with torch_threads(params.threads), Progress("train cross-encoder", total,
-                                                 log=logger) as bar:
-        for _ in range(params.epochs):
-            order = rng.permutation(len(pairs))
-            for begin in range(0, len(order), params.batch_size):
-                batch = order[begin:begin + params.batch_size]
-                features = model.preprocess([(pairs.questions[i], pairs.quotes[i])
-                                             for i in batch])
-                features = {k: v.to(model.device) if hasattr(v, "to") else v
-                            for k, v in features.items()}
-                logits = model(features)["scores"].view(-1)
-                loss = loss_fn(logits, labels[batch].to(logits.device))
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-                optimiser.step()
-                schedule.step()
-                optimiser.zero_grad()
-                bar.update()
-    model.eval()
+
+    def loss_of(batch: list[int]):
+        features = model.preprocess([(pairs.questions[i], pairs.quotes[i]) for i in batch])
+        features = {k: v.to(model.device) if hasattr(v, "to") else v
+                    for k, v in features.items()}
+        logits = model(features)["scores"].view(-1)
+        return loss_fn(logits, labels[batch].to(logits.device))
+
+    fit(model, list(range(len(pairs))), params, loss_of, "train cross-encoder")
     seconds = time.perf_counter() - start
     logger.info("cross-encoder trained on %d pairs, %d epoch(s), on %s in %.1f s", len(pairs),
                 params.epochs, device, seconds)
