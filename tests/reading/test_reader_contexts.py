@@ -67,3 +67,52 @@ def test_a_passage_budget_keeps_whole_contexts_while_their_distinct_passages_fit
     assert two["n_cut"] == 0  # beyond the budget is not the window's cut
     assert three["n_contexts"] == 2 and list(three["context_ids"]) == [seed, a, b]
     assert one["n_contexts"] == 1 and list(one["context_ids"]) == [seed]
+
+
+def _two_documents(questions, passages):
+    """A question's two supporting documents, each with two passages, ranked out of document
+    order: doc B's second passage first, then doc A's second, then B's first, then A's first."""
+    q = questions.iloc[0]
+    own = passages[passages["collection_id"] == q.collection_id]
+    docs = [d for d, rows in own.groupby("doc_id", sort=False) if len(rows) >= 2][:2]
+    (a0, a1), (b0, b1) = (own.loc[own["doc_id"] == d, "passage_id"].tolist()[:2] for d in docs)
+    ranked = [b1, a1, b0, a0]
+    rows = [{"question_id": q.question_id, "rank": r, "passage_id": p, "path": p}
+            for r, p in enumerate(ranked)]
+    return questions.head(1), pd.DataFrame(rows), own.set_index("passage_id"), (a0, a1, b0, b1)
+
+
+def test_titled_contexts_put_each_passage_after_its_documents_title(hotpot_passages):
+    questions, passages = hotpot_passages
+    qa, retrieved, own, (a0, a1, b0, b1) = _two_documents(questions, passages)
+    with FakeOpenAIServer(reply=lambda prompt: "x") as server:
+        client = LLMClient(OpenAIBackend("m", base_url=server.base_url, api_key="k"), None,
+                           max_tokens=8)
+        answer = read_answers(qa, retrieved, passages, client, "dpr", "numbered", 16, None,
+                              context_form="titled").iloc[0]
+        prompt = server.requests[-1]["messages"][-1]["content"]
+    assert f"1: {own.at[b1, 'title']}: {own.at[b1, 'text']}\n\n" in prompt
+    assert f"4: {own.at[a0, 'title']}: {own.at[a0, 'text']}\n\n" in prompt
+    assert list(answer["context_ids"]) == [b1, a1, b0, a0] and answer["n_contexts"] == 4
+
+
+def test_document_contexts_group_passages_under_one_title_in_document_order(hotpot_passages):
+    questions, passages = hotpot_passages
+    qa, retrieved, own, (a0, a1, b0, b1) = _two_documents(questions, passages)
+    with FakeOpenAIServer(reply=lambda prompt: "x") as server:
+        client = LLMClient(OpenAIBackend("m", base_url=server.base_url, api_key="k"), None,
+                           max_tokens=8)
+        # a paths-style method reads documents as Listing 3 too
+        answer = read_answers(qa, retrieved, passages, client, "kgp", "paths", 16, None,
+                              context_form="documents").iloc[0]
+        prompt = server.requests[-1]["messages"][-1]["content"]
+        three = read_answers(qa, retrieved, passages, client, "kgp", "numbered", 16, None,
+                             max_passages=3, context_form="documents").iloc[0]
+    doc_b = f"{own.at[b0, 'title']}: {own.at[b0, 'text']} {own.at[b1, 'text']}"
+    doc_a = f"{own.at[a0, 'title']}: {own.at[a0, 'text']} {own.at[a1, 'text']}"
+    # B first (its passage ranked first), each document's passages in document order
+    assert f"CONTEXT:\n\n1: {doc_b}\n\n2: {doc_a}\n\n=====" in prompt
+    assert answer["n_contexts"] == 2
+    assert list(answer["context_ids"]) == [b0, b1, a0, a1]
+    # the passage budget counts passages before they are grouped: A keeps only its ranked one
+    assert three["n_contexts"] == 2 and list(three["context_ids"]) == [b0, b1, a1]

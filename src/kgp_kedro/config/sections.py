@@ -169,6 +169,16 @@ class ReadParams(Params):
     max_passages: PosInt | None = None
     system_prompt: str | None = ("Reply with the answer only: a short phrase (a name, date, "
                                  "number, yes or no), not a sentence.")
+    # how a passage shows in the prompt: passages (bare text, the paper's), titled ("Title:
+    # text"), documents (a context a document: its title, then its retrieved passages in
+    # document order); kgp_kedro.reading.reader
+    context_form: Literal["passages", "titled", "documents"] = "passages"
+    # short-answer demonstrations in the system message, drawn from train.sources' questions
+    # (never the reported ones; kgp_kedro.reading.demonstrations); 0: none (the paper's)
+    demonstrations: NonNegInt = 0
+    # the answer read off the reply: line (its first line, the paper's), short (then a sentence
+    # frame around the answer dropped; kgp_kedro.reading.answers), one rule for every method
+    answer_form: Literal["line", "short"] = "line"
 
     def style(self, method: str) -> str:
         return self.prompt_styles.get(method, self.prompt_styles.get("default", "numbered"))

@@ -8,7 +8,8 @@ import pandas as pd
 
 from kgp_kedro.llm import LLMClient
 from kgp_kedro.prompts.kgp import qa_prompt
-from kgp_kedro.reading.contexts import fit_contexts, parse_answer, within_passages
+from kgp_kedro.reading.answers import final_answer
+from kgp_kedro.reading.contexts import fit_contexts, within_passages
 
 logger = logging.getLogger(__name__)
 
@@ -42,6 +43,41 @@ def ranked_contexts(rows: pd.DataFrame, texts: dict[str, str],
     return out
 
 
+CONTEXT_FORMS = ("passages", "titled", "documents")
+
+
+def passage_texts(passages: pd.DataFrame, form: str = "passages") -> dict[str, str]:
+    """Each passage's text as a context shows it: bare (``passages``, the paper's) or after
+    its document's title (``titled``, ``documents``: ``Title: text``; a passage of a document
+    without a title stays bare)."""
+    if form not in CONTEXT_FORMS:
+        raise ValueError(f"read.context_form must be one of {CONTEXT_FORMS}, got {form!r}")
+    if form == "passages":
+        return dict(zip(passages["passage_id"], passages["text"]))
+    return {p: f"{t}: {x}" if isinstance(t, str) and t.strip() else x
+            for p, t, x in zip(passages["passage_id"], passages["title"], passages["text"])}
+
+
+def document_contexts(contexts: list[tuple[tuple[str, ...], str]], passages: pd.DataFrame
+                      ) -> list[tuple[tuple[str, ...], str]]:
+    """``read.context_form: documents``: the distinct passages of the ranked ``contexts``
+    grouped by their document, one context a document (``Title: text text …``, its passages
+    in document order), the documents in the rank order of their best passage. The ids stay
+    the passages', so citations, ``context_sp_recall`` and the cut bookkeeping still resolve."""
+    ids = list(dict.fromkeys(p for pids, _ in contexts for p in pids))
+    if passages.index.name != "passage_id":   # one row a passage (a document may be in many
+        passages = passages.drop_duplicates("passage_id").set_index("passage_id")  # collections)
+    rows = passages.loc[ids, ["doc_id", "title", "text", "order"]]
+    out = []
+    for _, doc in rows.groupby("doc_id", sort=False):
+        doc = doc.sort_values("order", kind="stable")
+        title = doc["title"].iloc[0]
+        body = " ".join(doc["text"])
+        out.append((tuple(doc.index),
+                    f"{title}: {body}" if isinstance(title, str) and title.strip() else body))
+    return out
+
+
 def _distinct(contexts: list[tuple[tuple[str, ...], str]], exclude: set[str] = frozenset()
               ) -> list[str]:
     """The distinct passage ids of ``contexts`` in order, less ``exclude``."""
@@ -62,16 +98,24 @@ def prompt_budget(client: LLMClient, margin_tokens: int, system_prompt: str | No
 def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.DataFrame,
                  client: LLMClient, method: str, style: str, margin_tokens: int,
                  system_prompt: str | None, max_passages: int | None = None, ran_as: str = "",
-                 retrieval_llm_calls: Mapping[str, int] | None = None) -> pd.DataFrame:
+                 retrieval_llm_calls: Mapping[str, int] | None = None,
+                 context_form: str = "passages", answer_form: str = "line") -> pd.DataFrame:
     """One answer per question of ``questions``: the prompt holds the method's ranked contexts
     up to ``max_passages`` distinct passages (all when null), as many of them as fit the
     model's window (lowest-ranked cut first, recorded in ``cut_ids``); a failed call gives an empty answer with ``error`` set (even when every
     call fails: nothing is raised, one summary line is logged). ``system_prompt``, when given,
     goes first (the paper sends the user prompt alone). ``llm_calls``: the reader's call plus
     the question's ``retrieval_llm_calls`` (IRCoT's, the chat agent's); ``ran_as``: what ran
-    under the method's name (:attr:`kgp_kedro.config.project.Method.description`)."""
+    under the method's name (:attr:`kgp_kedro.config.project.Method.description`).
+    ``context_form`` (:data:`CONTEXT_FORMS`): each passage bare (the paper's), after its
+    document's title, or the passages grouped by document (:func:`document_contexts`, always
+    numbered); ``answer_form``: how the answer is read off the reply
+    (:func:`kgp_kedro.reading.answers.final_answer`)."""
     retrieval_llm_calls = retrieval_llm_calls or {}
-    texts = dict(zip(passages["passage_id"], passages["text"]))
+    texts = passage_texts(passages, context_form)
+    if context_form == "documents":
+        style = "numbered"
+        by_passage = passages.drop_duplicates("passage_id").set_index("passage_id")
     by_question = dict(tuple(retrieved.groupby("question_id", sort=False)))
     system, budget = prompt_budget(client, margin_tokens, system_prompt)
     prompts, meta = [], []
@@ -79,6 +123,8 @@ def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.
         rows = by_question.get(q.question_id)
         contexts = ranked_contexts(rows, texts, style) if rows is not None else []
         contexts = contexts[:within_passages([ids for ids, _ in contexts], max_passages)]
+        if context_form == "documents" and contexts:
+            contexts = document_contexts(contexts, by_passage)
         kept = fit_contexts(q.question, [c for _, c in contexts], client.count_tokens, budget,
                             style)
         prompts.append([*system, {"role": "user",
@@ -86,11 +132,13 @@ def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.
                                               style)}])
         # the passages the reader saw (every passage of a kept path) and those cut from it
         seen = _distinct(contexts[:kept])
-        meta.append({"source": q.source, "question_id": q.question_id, "method": method,
+        meta.append({"question": q.question, "source": q.source, "question_id": q.question_id,
+                     "method": method,
                      "context_ids": seen, "n_contexts": kept, "n_cut": len(contexts) - kept,
                      "cut_ids": _distinct(contexts[kept:], set(seen))})
     completions = client.complete_many(prompts, desc=f"read {method}")
-    rows = [{**m, "answer": parse_answer(c.text), "raw_response": c.text,
+    rows = [{**m, "answer": final_answer(c.text, m["question"], answer_form),
+             "raw_response": c.text,
              "prompt_tokens": c.prompt_tokens, "completion_tokens": c.completion_tokens,
              "latency_ms": c.latency_ms, "cached": c.cached, "error": c.error,
              "llm_calls": 1 + retrieval_llm_calls.get(m["question_id"], 0), "ran_as": ran_as}

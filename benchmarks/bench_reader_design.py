@@ -1,0 +1,175 @@
+"""Reader design study (issue 34): each reader choice for a small local model measured on
+**train** questions (never the dev questions the tables report), so the benchmark's reader is
+chosen apart from what it is scored on.
+
+    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bench_reader_design.py --questions 30 \
+        [--configs base titled documents ...] [--table-only]
+
+The choosing set: the first ``--questions`` questions of each bundled train file
+(``train.sources``), each in its own collection of its documents plus 20 sampled negatives
+(the qa_benchmark env's pool rule), retrieved by Golden (the supporting passages), DPR (MiniLM,
+off the shelf) and ``kgp`` (the entity walk), with the qa_benchmark env's settings (fp32
+encoder, at most ``max_passages`` passages a prompt). The demonstrations are drawn from the
+same files' *last* questions (:mod:`kgp_kedro.reading.demonstrations`), apart from the
+choosing set. Every reply goes through the committed store ``results/llm``, so the table is
+rebuilt from the store with no model call (``--table-only`` needs no reply missing) and a
+stopped run goes on where it stopped. Each configuration's answers are scored twice from the
+same replies: ``line`` (the reply's first line) and ``short`` (a sentence frame dropped), so
+the post-processing's effect is its own row.
+
+Writes ``results/reader_design/answers.csv`` (one row a config, answer form, method and
+question) and ``results/reader_design/tables.md``.
+"""
+from __future__ import annotations
+
+import argparse
+import copy
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from kgp_kedro.config.project import validate_parameters
+from kgp_kedro.evaluation.qa_scores import score_answers
+from kgp_kedro.llm import make_llm
+from kgp_kedro.pipelines.in_memory import run_chain
+from kgp_kedro.pipelines.parameters import project_parameters
+from kgp_kedro.reading.answers import final_answer
+from kgp_kedro.reading.demonstrations import train_demonstrations, with_demonstrations
+from kgp_kedro.reading.reader import read_answers
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "results" / "reader_design"
+METHODS = {"golden": {"method": "golden"}, "dpr": {"method": "dpr"},
+           "kgp": {"method": "entity_walk"}}
+SOURCE_ORDER = ["hotpotqa_train", "musique_train", "2wikimultihopqa_train"]
+
+
+@dataclass(frozen=True)
+class ReaderConfig:
+    """One reader configuration: the model, how the contexts show, how many passages, the
+    system message's demonstrations and the prompt's system message."""
+
+    model: str = "qwen2.5-coder-0.5b-instruct-q4_k_m"
+    context_form: str = "passages"
+    max_passages: int = 10
+    demonstrations: int = 0
+    system: bool = True
+
+
+Q05, Q15 = "qwen2.5-coder-0.5b-instruct-q4_k_m", "qwen2.5-coder-1.5b-instruct-q4_k_m"
+CONFIGS = {
+    "paper": ReaderConfig(system=False),                       # Listing 3 alone
+    "base": ReaderConfig(),                                    # the 0.5B qa_benchmark reader
+    "titled": ReaderConfig(context_form="titled"),
+    "documents": ReaderConfig(context_form="documents"),
+    "documents_demos": ReaderConfig(context_form="documents", demonstrations=3),
+    "documents_demos_5": ReaderConfig(context_form="documents", demonstrations=3,
+                                      max_passages=5),
+    "titled_demos": ReaderConfig(context_form="titled", demonstrations=3),
+    "1.5b_base": ReaderConfig(model=Q15),
+    "1.5b_documents_demos": ReaderConfig(model=Q15, context_form="documents",
+                                         demonstrations=3),
+    "1.5b_titled_demos": ReaderConfig(model=Q15, context_form="titled", demonstrations=3),
+}
+
+
+def retrievals(raw: dict, questions: int) -> dict:
+    """The choosing set's questions, passages and each method's retrieved table."""
+    one = copy.deepcopy(raw)
+    one["ingest"]["sources"] = [{**s, "limit": questions} for s in raw["train"]["sources"]]
+    one["ingest"].update(qa_questions_per_source=questions, questions_per_source=None)
+    one["retrieve"]["methods"] = METHODS
+    out = run_chain("retrieve", one)
+    return {"questions": out["qa_questions"], "passages": out["passages"],
+            **{m: out[f"retrieved_{m}"] for m in METHODS}}
+
+
+def run_config(name: str, config: ReaderConfig, data: dict, raw: dict, store_only: bool
+               ) -> pd.DataFrame:
+    project = validate_parameters(raw)
+    llm = copy.deepcopy(raw["llm"])
+    llm["local"]["model"] = config.model
+    llm.update(store="results/llm", store_only=store_only)
+    client = make_llm(llm)
+    read = project.read
+    demos = train_demonstrations(project.train.sources, config.demonstrations)
+    system = with_demonstrations(read.system_prompt if config.system else None, demos)
+    rows = []
+    for method in METHODS:
+        answers = read_answers(data["questions"], data[method], data["passages"], client,
+                               method, "numbered", read.margin_tokens, system,
+                               config.max_passages, context_form=config.context_form)
+        text = dict(zip(data["questions"]["question_id"], data["questions"]["question"]))
+        for form in ("line", "short"):
+            formed = answers.assign(answer=[final_answer(r, text[q], form) for r, q in
+                                            zip(answers["raw_response"],
+                                                answers["question_id"])])
+            scored = score_answers(data["questions"], formed, data["passages"], method)
+            rows.append(scored.assign(config=name, answer_form=form, model=config.model,
+                                      context_form=config.context_form,
+                                      max_passages=config.max_passages,
+                                      demonstrations=config.demonstrations,
+                                      system=config.system))
+    return pd.concat(rows, ignore_index=True)
+
+
+def render(answers: pd.DataFrame, questions: int) -> str:
+    """The study's table: per configuration and answer form, F1 of Golden, ``kgp`` and DPR
+    per source, prompt tokens and seconds a call (the stored calls' own latency)."""
+    lines = [f"# Reader design study: {questions} train questions a source",
+             "",
+             "Generated by `benchmarks/bench_reader_design.py` from `answers.csv` (replies in "
+             "`results/llm`). F1 in %, HotpotQA / MuSiQue / 2Wiki train questions (the first "
+             f"{questions} of each bundled train file). s/call: mean reader latency of the "
+             "stored calls (llm.local.n_threads as run; see docs/reader.md for the CPU).",
+             "",
+             "| config | answer | model | context | passages | demos | Golden F1 | kgp F1 | "
+             "DPR F1 | mean (Golden, kgp) | prompt tokens | s/call |",
+             "| --- | --- | --- | --- | ---: | ---: | --- | --- | --- | ---: | ---: | ---: |"]
+    for (config, form), rows in answers.groupby(["config", "answer_form"], sort=False):
+        first = rows.iloc[0]
+
+        def f1(method: str) -> str:
+            by = rows[rows["method"] == method].groupby("source")["f1"].mean() * 100
+            return " / ".join(f"{by.get(s, float('nan')):.1f}" for s in SOURCE_ORDER)
+
+        both = rows[rows["method"].isin(["golden", "kgp"])]["f1"].mean() * 100
+        lines.append(
+            f"| {config} | {form} | {first['model'].split('-instruct')[0]} | "
+            f"{first['context_form']} | {first['max_passages']} | {first['demonstrations']} | "
+            f"{f1('golden')} | {f1('kgp')} | {f1('dpr')} | {both:.1f} | "
+            f"{rows['prompt_tokens'].mean():.0f} | "
+            f"{rows['reader_latency_ms'].mean() / 1000:.2f} |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--questions", type=int, default=30, help="train questions a source")
+    parser.add_argument("--configs", nargs="+", default=list(CONFIGS), choices=list(CONFIGS))
+    parser.add_argument("--table-only", action="store_true",
+                        help="every reply from the store (llm.store_only): no model call")
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    os.chdir(ROOT)
+    os.environ.setdefault("KEDRO_ENV", "qa_benchmark")
+    raw = project_parameters()
+    data = retrievals(raw, args.questions)
+    OUT.mkdir(parents=True, exist_ok=True)
+    path = OUT / "answers.csv"
+    kept = pd.read_csv(path) if path.exists() else pd.DataFrame()
+    for name in args.configs:
+        fresh = run_config(name, CONFIGS[name], data, raw, args.table_only)
+        if not kept.empty:
+            kept = kept[kept["config"] != name]
+        kept = pd.concat([kept, fresh], ignore_index=True)
+        kept.to_csv(path, index=False)
+        (OUT / "tables.md").write_text(render(kept, args.questions))
+        logging.getLogger(__name__).info("config %s recorded", name)
+
+
+if __name__ == "__main__":
+    main()
