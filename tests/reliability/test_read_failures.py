@@ -41,7 +41,7 @@ def test_a_method_whose_calls_all_fail_is_recorded_as_failed(qa_inputs, caplog, 
     qa, retrieved, passages = qa_inputs
     with FakeOpenAIServer(failures=[fault] * 50) as server, \
             caplog.at_level(logging.INFO):
-        answers = answer_questions(qa, retrieved, passages, _llm(server), READ, "down")
+        answers = answer_questions(qa, retrieved, passages, _llm(server), READ, {}, "down")
     assert len(answers) == 3 and answers["error"].notna().all()   # no exception: rows
     assert (answers["answer"] == "").all()
     lines = [r for r in caplog.records if r.getMessage().startswith("read down:")]
@@ -66,9 +66,9 @@ def test_the_run_goes_on_with_the_other_methods(qa_inputs, caplog):
         return next(f"Answer: {a}" for q, a in golds.items() if q in prompt)
 
     with FakeOpenAIServer(failures=[500] * 3) as down:
-        failed = answer_questions(qa, retrieved, passages, _llm(down), READ, "down")
+        failed = answer_questions(qa, retrieved, passages, _llm(down), READ, {}, "down")
     with FakeOpenAIServer(reply=oracle) as up:
-        answered = answer_questions(qa, retrieved, passages, _llm(up), READ, "up")
+        answered = answer_questions(qa, retrieved, passages, _llm(up), READ, {}, "up")
     assert answered["error"].isna().all()
     per_method = [score_method(qa, a, passages, {"judge": False}, {}, m)
                   for a, m in ((failed, "down"), (answered, "up"))]
@@ -86,7 +86,7 @@ def test_the_run_goes_on_with_the_other_methods(qa_inputs, caplog):
 def test_some_failed_calls_give_a_partial_summary(qa_inputs, caplog):
     qa, retrieved, passages = qa_inputs
     with FakeOpenAIServer(failures=[500]) as server, caplog.at_level(logging.INFO):
-        answers = answer_questions(qa, retrieved, passages, _llm(server), READ, "flaky")
+        answers = answer_questions(qa, retrieved, passages, _llm(server), READ, {}, "flaky")
     assert answers["error"].notna().sum() == 1
     line = [r.getMessage() for r in caplog.records if r.getMessage().startswith("read flaky:")]
     assert line == [line[0]] and "2 of 3 questions answered" in line[0] and "1 failed" in line[0]
