@@ -17,8 +17,8 @@ stopped run goes on where it stopped. Each configuration's answers are scored tw
 same replies: ``line`` (the reply's first line) and ``short`` (a sentence frame dropped), so
 the post-processing's effect is its own row.
 
-Writes ``results/reader_design/answers.csv`` (one row a config, answer form, method and
-question) and ``results/reader_design/tables.md``.
+Writes ``results/reader_design/<config>.csv`` (one row an answer form, method and question)
+and ``results/reader_design/tables.md`` (every recorded config).
 """
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
+from kedro.framework.startup import bootstrap_project
 
 from kgp_kedro.config.project import validate_parameters
 from kgp_kedro.evaluation.qa_scores import score_answers
@@ -44,7 +45,7 @@ ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "results" / "reader_design"
 METHODS = {"golden": {"method": "golden"}, "dpr": {"method": "dpr"},
            "kgp": {"method": "entity_walk"}}
-SOURCE_ORDER = ["hotpotqa_train", "musique_train", "2wikimultihopqa_train"]
+SOURCE_ORDER = ["hotpotqa", "musique", "2wikimultihopqa"]
 
 
 @dataclass(frozen=True)
@@ -77,18 +78,30 @@ CONFIGS = {
 
 
 def retrievals(raw: dict, questions: int) -> dict:
-    """The choosing set's questions, passages and each method's retrieved table."""
+    """The choosing set's questions, passages and each method's retrieved table (kept in
+    ``data/reader_design/`` for the next configuration's run; retrieval calls no LLM)."""
+    kept = ROOT / "data" / "reader_design" / f"retrievals-{questions}.pkl"
+    if kept.exists():
+        return pd.read_pickle(kept)
     one = copy.deepcopy(raw)
     one["ingest"]["sources"] = [{**s, "limit": questions} for s in raw["train"]["sources"]]
     one["ingest"].update(qa_questions_per_source=questions, questions_per_source=None)
     one["retrieve"]["methods"] = METHODS
+    variant = raw["retrieve"]["graph"]["variant"]       # the entity walk's KG only
+    one["kg"]["variants"] = {variant: raw["kg"]["variants"][variant]}
+    # the env's other stages name methods this study does not run
+    one["pooled"]["methods"] = ["dpr", "kgp"]
+    one["retrieval_quality"]["collection_size"]["methods"] = ["dpr", "kgp"]
     out = run_chain("retrieve", one)
-    return {"questions": out["qa_questions"], "passages": out["passages"],
+    data = {"questions": out["qa_questions"], "passages": out["passages"],
             **{m: out[f"retrieved_{m}"] for m in METHODS}}
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    pd.to_pickle(data, kept)
+    return data
 
 
-def run_config(name: str, config: ReaderConfig, data: dict, raw: dict, store_only: bool
-               ) -> pd.DataFrame:
+def run_config(name: str, config: ReaderConfig, data: dict, raw: dict, store_only: bool,
+               methods: list[str]) -> pd.DataFrame:
     project = validate_parameters(raw)
     llm = copy.deepcopy(raw["llm"])
     llm["local"]["model"] = config.model
@@ -98,7 +111,7 @@ def run_config(name: str, config: ReaderConfig, data: dict, raw: dict, store_onl
     demos = train_demonstrations(project.train.sources, config.demonstrations)
     system = with_demonstrations(read.system_prompt if config.system else None, demos)
     rows = []
-    for method in METHODS:
+    for method in methods:
         answers = read_answers(data["questions"], data[method], data["passages"], client,
                                method, "numbered", read.margin_tokens, system,
                                config.max_passages, context_form=config.context_form)
@@ -148,27 +161,37 @@ def render(answers: pd.DataFrame, questions: int) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--questions", type=int, default=30, help="train questions a source")
+    parser.add_argument("--questions", type=int, default=30,
+                        help="train questions a source retrieved (the collections' pool)")
+    parser.add_argument("--read", type=int, default=None,
+                        help="of those, the first N a source read (default: all)")
     parser.add_argument("--configs", nargs="+", default=list(CONFIGS), choices=list(CONFIGS))
+    parser.add_argument("--retrieve-only", action="store_true",
+                        help="retrieve the choosing set (kept for the next run) and stop")
+    parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS),
+                        help="the retrievals read (a slow model: golden and kgp first)")
     parser.add_argument("--table-only", action="store_true",
                         help="every reply from the store (llm.store_only): no model call")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     os.chdir(ROOT)
     os.environ.setdefault("KEDRO_ENV", "qa_benchmark")
+    bootstrap_project(ROOT)   # the project's settings: its config loader merges the env softly
     raw = project_parameters()
     data = retrievals(raw, args.questions)
+    if args.retrieve_only:
+        return
+    if args.read:
+        data["questions"] = data["questions"].groupby("source", sort=False).head(args.read)
     OUT.mkdir(parents=True, exist_ok=True)
-    path = OUT / "answers.csv"
-    kept = pd.read_csv(path) if path.exists() else pd.DataFrame()
-    for name in args.configs:
-        fresh = run_config(name, CONFIGS[name], data, raw, args.table_only)
-        if not kept.empty:
-            kept = kept[kept["config"] != name]
-        kept = pd.concat([kept, fresh], ignore_index=True)
-        kept.to_csv(path, index=False)
-        (OUT / "tables.md").write_text(render(kept, args.questions))
+    for name in args.configs:   # a file a config: two configs may run side by side
+        run_config(name, CONFIGS[name], data, raw, args.table_only, args.methods).to_csv(
+            OUT / f"{name}.csv", index=False)
         logging.getLogger(__name__).info("config %s recorded", name)
+    recorded = [pd.read_csv(OUT / f"{name}.csv") for name in CONFIGS
+                if (OUT / f"{name}.csv").exists()]
+    (OUT / "tables.md").write_text(render(pd.concat(recorded, ignore_index=True),
+                                          args.read or args.questions))
 
 
 if __name__ == "__main__":
