@@ -1,7 +1,7 @@
 """Incremental add (issue 23): a full build of the ingest, passages, embed and kg stages, then
 the same stages after adding 1 % of the documents, on warm caches (files parsed, passage
-vectors, entity mentions, per-collection graphs: ``ingest.parse_cache``,
-``embed.encoders.*.cache_dir``, ``kg.variants.*.linker.cache_dir``, ``kg.cache_dir``, all in
+vectors, sentence splits, entity mentions, per-collection graphs: ``ingest.parse_cache``,
+``passages.cache_dir``, ``embed.encoders.*.cache_dir``, ``kg.variants.*.linker.cache_dir``, ``kg.cache_dir``, all in
 ``--work``); then the documents removed again. The target: the added 1 % costs at most 5 % of
 the full build.
 
@@ -18,10 +18,19 @@ Two corpora of real bundled records:
   collections alone are built. With negatives (base: 20) the pool every collection draws
   from grows, so every collection's negatives change and all are built again.
 
+- ``--mode ask``: the same folder asked as an analyst does, ``kedro run --env ask`` with one
+  question a run (conf/ask, the embedded reader, caches in ``--work``): a cold run, the
+  unchanged folder with a new question, 1 % of the files added with a new question, and
+  removed again with a new question. Printed: each run's wall time (the process: imports,
+  model loading and the reader's answer included), its CPU seconds (every thread: on a loaded
+  machine the wall time follows the other jobs, the CPU seconds much less) and its slowest
+  nodes (from the log's timestamps). The target: an unchanged folder answers a new question
+  in at most 20 s (``--documents 1011``: 1,000 files, 11 held back).
+
 Each stage runs the project's own nodes (``kgp_kedro.pipelines.in_memory``), with the
 parameters of conf/base (run it from the project root), the KG variants of ``kg.variants``.
 
-    nice .venv/bin/python benchmarks/bench_incremental.py [--mode folder|sources]
+    nice .venv/bin/python benchmarks/bench_incremental.py [--mode folder|sources|ask]
         [--documents 1500] [--questions 100] [--negatives 0] [--work data/09_bench/incremental]
 
 Each build runs in a process of its own (as a ``kedro run`` does). Prints, per stage, for
@@ -36,10 +45,12 @@ import copy
 import json
 import logging
 import os
+import resource
 import shutil
 import subprocess
 import sys
 import time
+from datetime import datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -105,6 +116,7 @@ def parameters(args, work: Path) -> dict:
 
     raw = copy.deepcopy(project_parameters())
     raw["ingest"]["parse_cache"] = str(work / "cache" / "parsed_files")
+    raw["passages"]["cache_dir"] = str(work / "cache" / "sentences")
     for encoder in raw["embed"]["encoders"].values():
         encoder["cache_dir"] = str(work / "cache" / "embeddings")
     for variant in raw["kg"]["variants"].values():
@@ -153,19 +165,120 @@ def step(args, work: Path, added: bool) -> None:
     print(RESULT + json.dumps(took), flush=True)
 
 
+LOGGING = """version: 1
+disable_existing_loggers: false
+formatters:
+  timed: {format: "%(asctime)s.%(msecs)03d %(name)s %(message)s", datefmt: "%Y-%m-%d %H:%M:%S"}
+handlers:
+  console: {class: logging.StreamHandler, formatter: timed, stream: ext://sys.stdout}
+loggers:
+  kedro: {level: INFO}
+  kgp_kedro: {level: INFO}
+root: {handlers: [console], level: INFO}
+"""
+RUNNING, DONE = "Running node: ", "Completed node: "
+
+
+def node_seconds(log: str) -> dict[str, float]:
+    """Each node's seconds (its namespaced name), from its ``Running node:`` line to its
+    ``Completed node:`` line: its inputs' loading and outputs' saving included."""
+    seconds: dict[str, float] = {}
+    started = None
+    for line in log.splitlines():
+        try:
+            when = datetime.strptime(line[:23], "%Y-%m-%d %H:%M:%S.%f")
+        except ValueError:
+            continue
+        if RUNNING in line:
+            started = when
+        elif DONE in line and started is not None:
+            name = line.split(DONE, 1)[1].strip()
+            seconds[name] = seconds.get(name, 0.0) + (when - started).total_seconds()
+            started = None
+    return seconds
+
+
+def ask_mode(args, work: Path) -> None:
+    """``--mode ask`` (module docstring): four ``kedro run --env ask``, one question each."""
+    from kgp_kedro.reporting.measurements import cpu_model
+
+    shutil.rmtree(work / "cache", ignore_errors=True)   # the first run starts cold
+    work.mkdir(parents=True, exist_ok=True)
+    held = make_folder(work / "folder", args.documents)
+    # (Kedro splits --params at commas)
+    asked = [q["question"] for q in records(DEV["hotpotqa"]) if "," not in q["question"]][:4]
+    config = work / "logging.yml"
+    config.write_text(LOGGING)
+    cache = work / "cache"
+    params = [f"ask.folder={work / 'folder'}", f"ingest.parse_cache={cache / 'parsed_files'}",
+              f"embed.encoders.minilm.cache_dir={cache / 'embeddings'}",
+              f"kg.cache_dir={cache / 'kg'}", f"llm.cache={cache / 'llm.sqlite'}",
+              f"retrieve.methods.kgp.linker.cache_dir={cache / 'entities'}",
+              f"passages.cache_dir={cache / 'sentences'}",
+              *args.params]
+    env = dict(os.environ, KEDRO_DISABLE_TELEMETRY="1", HF_HUB_OFFLINE="1",
+               TRANSFORMERS_OFFLINE="1", KEDRO_LOGGING_CONFIG=str(config), COLUMNS="200")
+    env.pop("KEDRO_ENV", None)
+
+    def cpu() -> float:
+        used = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return used.ru_utime + used.ru_stime
+
+    def run(label: str, question: str) -> tuple[float, float, float, dict[str, float]]:
+        load = os.getloadavg()[0]
+        start, begin = time.perf_counter(), cpu()
+        done = subprocess.run([sys.executable, "-m", "kedro", "run", "--env", "ask", "--params",
+                               ",".join([*params, f"ask.question={question}"])], cwd=ROOT,
+                              env=env, capture_output=True, text=True)
+        wall, used = time.perf_counter() - start, cpu() - begin
+        if done.returncode:
+            sys.exit(f"{label}: kedro run failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+        log = done.stdout + done.stderr
+        if args.log:
+            (work / f"{label.replace(' ', '_').replace('%', 'pc')}.log").write_text(log)
+        print(f"{label}: {wall:.1f} s, {used:.1f} CPU s (load {load:.1f})", file=sys.stderr,
+              flush=True)
+        return wall, used, load, node_seconds(log)
+
+    runs = {"cold": run("cold", asked[0]),
+            "unchanged": run("unchanged", asked[1])}
+    for file in held:   # the 1 % added
+        file.rename(work / "folder" / file.name)
+    runs["add 1 %"] = run("add 1 %", asked[2])
+    for file in held:   # and removed again
+        (work / "folder" / file.name).rename(file)
+    runs["remove 1 %"] = run("remove 1 %", asked[3])
+    print(f"\nkedro run --env ask, one new question a run, a folder of "
+          f"{args.documents - len(held)} files ({len(held)} added, then removed); "
+          f"{cpu_model()}, {os.cpu_count()} CPUs")
+    print("run: wall (the process, the answer included), its CPU seconds (user + system, all "
+          "threads), the 1-min load at its start; its slowest nodes (wall)")
+    for label, (wall, used, load, nodes) in runs.items():
+        slowest = sorted(nodes.items(), key=lambda kv: -kv[1])[:args.top]
+        print(f"{label:12} {wall:7.1f} s {used:7.1f} CPU s  load {load:4.1f}  "
+              + ", ".join(f"{name} {sec:.1f} s" for name, sec in slowest))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--mode", choices=["folder", "sources"], default="folder")
+    parser.add_argument("--mode", choices=["folder", "sources", "ask"], default="folder")
     parser.add_argument("--documents", type=int, default=1500)
     parser.add_argument("--questions", type=int, default=100)
     parser.add_argument("--negatives", type=int, default=None,
                         help="ingest.negatives_per_question (default: conf/base's)")
     parser.add_argument("--work", type=Path, default=ROOT / "data" / "09_bench" / "incremental")
+    parser.add_argument("--params", nargs="*", default=[],
+                        help="--mode ask: more kedro --params (key=value)")
+    parser.add_argument("--top", type=int, default=6, help="--mode ask: slowest nodes shown")
+    parser.add_argument("--log", action="store_true", help="--mode ask: keep each run's log")
     parser.add_argument("--step", choices=["base", "added"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     work = args.work.resolve()
     from kgp_kedro.reporting.measurements import cpu_model
 
+    if args.mode == "ask":
+        ask_mode(args, work)
+        return
     if args.step:
         logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                             format="%(asctime)s %(name)s %(message)s")

@@ -256,7 +256,8 @@ def _ask_env(runtime_params: dict | None = None) -> dict:
 def test_the_ask_env_takes_a_folder_and_questions_as_scalar_params(tmp_path):
     """`--env ask --params ask.folder=..,ask.questions=..` (or ask.question=..): the folder is
     the run's one ingest source, asked those questions; `kedro run --env ask` runs the ask
-    chain (one KG, KGP and BM25, no read / score / report)."""
+    chain (one KG for the router's structural layer, kgp and BM25, no read / score / report),
+    kgp the entity walk with the rule router."""
     from kgp_kedro.pipeline_registry import build_pipelines
 
     asked = tmp_path / "questions.txt"
@@ -267,8 +268,11 @@ def test_the_ask_env_takes_a_folder_and_questions_as_scalar_params(tmp_path):
     pipelines = build_pipelines(raw)
     default = pipelines["__default__"]
     assert set(default.nodes) == set(pipelines["ask"].nodes)
-    assert {"ask_report_md", "ask_report_html", "retrieved_kgp_tfidf",
+    assert {"ask_report_md", "ask_report_html", "retrieved_kgp",
             "retrieved_bm25"} <= default.all_outputs()
+    assert raw["ask"]["method"] == "kgp"
+    assert raw["retrieve"]["methods"]["kgp"]["method"] == "entity_walk"
+    assert raw["retrieve"]["methods"]["kgp"]["routing"] == "rules"
     assert not {d for d in default.all_outputs() if d.startswith(("answers_", "qa_scores"))}
     one = _ask_env({"ask": {"folder": str(tmp_path), "question": "Who, exactly?"}})
     assert one["ingest"]["sources"][0]["questions"] == ["Who, exactly?"]

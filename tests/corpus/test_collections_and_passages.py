@@ -212,6 +212,35 @@ def test_musique_paragraphs_are_packed_within_the_budget_when_asked(musique):
     assert len(passages) > 2 * len(documents)
 
 
+def test_sentence_splits_are_read_back_from_the_cache(musique, tmp_path, monkeypatch):
+    """``passages.cache_dir``: a cold cache gives the passages no cache gives; a re-run splits
+    nothing (the splitter is not called), and a changed document alone is split again."""
+    from kgp_kedro.corpus import splitting
+
+    _, documents = _subset(musique, 5)
+    plain = split_passages(documents, max_chars=250, paragraph_datasets=[])
+    cache = str(tmp_path / "sentences")
+    pd.testing.assert_frame_equal(
+        split_passages(documents, max_chars=250, paragraph_datasets=[], cache_dir=cache), plain)
+    real, asked = splitting._split_sentences, []
+
+    def spy(texts):
+        asked.append(list(texts))
+        return real(texts)
+
+    monkeypatch.setattr(splitting, "_split_sentences", spy)
+    pd.testing.assert_frame_equal(
+        split_passages(documents, max_chars=250, paragraph_datasets=[], cache_dir=cache), plain)
+    assert asked == []
+    changed = documents.copy()
+    first = changed.index[0]
+    changed.at[first, "text"] = "A new first sentence. " + changed.at[first, "text"]
+    again = split_passages(changed, max_chars=250, paragraph_datasets=[], cache_dir=cache)
+    assert asked == [[changed.at[first, "text"]]]
+    pd.testing.assert_frame_equal(again, split_passages(changed, max_chars=250,
+                                                        paragraph_datasets=[]))
+
+
 def test_hotpotqa_paragraphs_as_passages(hotpot):
     """A sentence dataset in paragraph_datasets: one passage per paragraph, the paragraph's
     text, supporting when one of its sentences is a supporting fact (negatives never)."""

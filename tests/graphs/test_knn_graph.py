@@ -27,6 +27,16 @@ def test_each_passage_points_to_its_k_most_similar_others():
     assert dict(zip(two.src[1::2].tolist(), two.dst[1::2].tolist())) == {0: 2, 1: 2, 2: 1, 3: 1}
 
 
+def test_ties_go_to_the_lower_index_at_the_k_th_neighbour_too():
+    """Three equal vectors and one orthogonal: 0's two neighbours are 1 and 2 (tied, in index
+    order); 3 is at cosine 0 from all three, so its two are 0 and 1, and 1's are 0 and 2."""
+    x = np.array([[1.0, 0.0], [1.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
+    edges = build_knn_graph(x, k=2, metric="cosine", device="cpu")
+    assert list(zip(edges.src.tolist(), edges.dst.tolist())) == [
+        (0, 1), (0, 2), (1, 0), (1, 2), (2, 0), (2, 1), (3, 0), (3, 1)]
+    assert edges.weight.tolist() == [1.0] * 6 + [0.0, 0.0]
+
+
 def test_k_larger_than_the_collection_is_clamped():
     edges = build_knn_graph(VECTORS, k=10, metric="cosine", device="cpu")
     assert len(edges) == 4 * 3

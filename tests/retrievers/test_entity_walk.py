@@ -190,6 +190,9 @@ def test_bad_options_name_their_key(raw, key):
 def test_requirements_follow_the_options():
     walk = method("w", {"method": "entity_walk"})
     assert walk.requirements.embeddings and not walk.requirements.graph
+    routed = method("w", {"method": "entity_walk", "routing": "rules"}).requirements
+    assert routed.graph and not routed.llm   # the KG's structural layer, no LLM
+    assert method("w", {"method": "entity_walk", "routing": "llm"}).requirements.llm
     lexical = method("w", {"method": "entity_walk", "seeds_from": "tfidf", "links": 0})
     assert not lexical.requirements.embeddings
     assert method("k", {"method": "kgp", "agent": {"kind": "ppr"}}).requirements.embeddings

@@ -155,6 +155,37 @@ def test_kgp_answers_structural_questions_from_structural_nodes(graph_and_passag
         _kgp().retrieve(q, collection) for q in questions]
 
 
+def test_entity_walk_routes_structural_questions_like_kgp(graph_and_passages, tmp_path):
+    """``kgp`` (the entity walk) with ``routing: rules`` (the ask env's): a structural question
+    gets the same structural nodes' content as KGP's router gives, a content question the
+    walk's PPR ranking over passages (the walk alone, as with routing off)."""
+    from kgp_kedro.retrievers.entity_walk import EntityWalk
+
+    graph, passages = graph_and_passages
+    collection = Collection.from_passages("d/all", passages, graph=graph)
+
+    def walk(routing):
+        return EntityWalk(EntityWalk.Params(routing=routing, seeds_from="tfidf",
+                                            linker={"cache_dir": str(tmp_path)}),
+                          Resources(budget=30))
+
+    for question in ["What is on page 1 of a.pdf?", "What does Table 1 of b.docx list?",
+                     "According to the table on page 2 of a.pdf, when was he born?"]:
+        assert walk("rules").retrieve(question, collection) == _kgp().retrieve(question,
+                                                                               collection)
+    content = "When was the composer born?"
+    walked = walk("rules").retrieve(content, collection)
+    assert walked == walk("off").retrieve(content, collection)
+    assert walked and all(v.hop == 0 and v.path == (v.passage_id,) for v in walked)
+    # routing off: the structural question is walked too
+    assert walk("off").retrieve("What is on page 1 of a.pdf?", collection) != \
+        _kgp().retrieve("What is on page 1 of a.pdf?", collection)
+    # batched: the same visits as one question at a time
+    questions = ["What is on page 1 of a.pdf?", content]
+    assert walk("rules").retrieve_batch(questions, [collection, collection]) == [
+        walk("rules").retrieve(q, collection) for q in questions]
+
+
 def test_llm_router_through_the_project_llm_client(tmp_path, monkeypatch,
                                                    graph_and_passages):
     """``routing: llm``: the question goes to the LLM (an OpenAI-compatible server here, the one

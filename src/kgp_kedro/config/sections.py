@@ -71,6 +71,9 @@ class PassagesParams(Params):
         Field(default_factory=lambda: ["musique"])
     sentence_level: bool = True   # then one passage per dataset sentence (HotpotQA, 2Wiki)
     max_chars: PosInt = 250       # elsewhere: sentences packed up to this length (§8.1)
+    # on-disk cache of each text's sentence split keyed by (spaCy's version, the splitter's
+    # code; sha256 of the text): an unchanged document is never split again; null: no cache
+    cache_dir: str | None = "data/02_intermediate/cache/sentences"
 
 
 class EncoderParams(Params):
@@ -215,7 +218,7 @@ class AskParams(Params):
     folder: str | None = None
     questions: str | None = None   # a .txt (one question a line) or .jsonl file; or:
     question: str | None = None    # one question (null both: the folder's questions.jsonl)
-    method: str = "kgp_tfidf"      # the retrieve.methods entry whose contexts are answered
+    method: str = "kgp"            # the retrieve.methods entry whose contexts are answered
     sanity: str | None = "bm25"    # a retrieve.methods entry whose top file is shown beside
     contexts: PosInt = 8           # numbered quotes in the prompt at most (cut to fit the window)
     max_tokens: PosInt = 160       # the answer's tokens at most

@@ -1,6 +1,8 @@
 """Splitting documents into passages (the KG's nodes, paper §3 and §8.1)."""
 from __future__ import annotations
 
+import inspect
+import json
 import logging
 import re
 from collections.abc import Iterable
@@ -26,10 +28,27 @@ def _sentencizer():
     return nlp
 
 
-def split_sentences(texts: Iterable[str]) -> list[list[str]]:
-    """Rule-based sentence split (spaCy's sentencizer) of each text, blank lines included."""
-    paragraphs: list[tuple[int, str]] = []
+def split_sentences(texts: Iterable[str], cache_dir: str | None = None) -> list[list[str]]:
+    """Rule-based sentence split (spaCy's sentencizer) of each text, blank lines included.
+    With ``cache_dir`` each text's split is kept on disk by the sha256 of the text (and spaCy's
+    version and this splitter's code, :func:`sentence_cache`): an unchanged text is never split
+    again, and spaCy is not even imported when every text is cached."""
+    from kgp_kedro.models.cache import cached_map
+
     texts = list(texts)
+    cache = sentence_cache(cache_dir)
+    try:
+        found, stats = cached_map(texts, _split_sentences, cache)
+    finally:
+        if cache is not None:
+            cache.close()
+    if cache is not None:
+        logger.info("Sentence splits: %s; cache %s", stats.describe("texts"), cache_dir)
+    return found
+
+
+def _split_sentences(texts: list[str]) -> list[list[str]]:
+    paragraphs: list[tuple[int, str]] = []
     for index, text in enumerate(texts):
         paragraphs.extend((index, p.strip()) for p in _BLANK_LINE.split(text) if p.strip())
     result: list[list[str]] = [[] for _ in texts]
@@ -37,6 +56,30 @@ def split_sentences(texts: Iterable[str]) -> list[list[str]]:
     for (index, _), doc in zip(paragraphs, docs):
         result[index].extend(s.text.strip() for s in doc.sents if s.text.strip())
     return result
+
+
+# what a split depends on besides spaCy: the splitter's source (read once, at import)
+_SPLITTER_CODE = "\n".join([inspect.getsource(_split_sentences),
+                            inspect.getsource(inspect.unwrap(_sentencizer)), _BLANK_LINE.pattern])
+
+
+def _decode_sentences(raw: str) -> list[str]:
+    value = json.loads(raw)
+    if not isinstance(value, list) or not all(isinstance(s, str) for s in value):
+        raise ValueError("not a list of sentences")
+    return value
+
+
+def sentence_cache(cache_dir: str | None):
+    """The on-disk cache of sentence splits in ``cache_dir`` (``None``: off), keyed by spaCy's
+    version and the source of the splitter (:func:`_split_sentences`, :func:`_sentencizer`,
+    the blank-line pattern)."""
+    from kgp_kedro.models.cache import open_cache, package_version
+
+    identity = {"kind": "sentence_splits", "spacy": package_version("spacy"),
+                "code": _SPLITTER_CODE}
+    return open_cache(cache_dir, lambda memo: identity, encode=json.dumps,
+                      decode=_decode_sentences)
 
 
 def pack_sentences(sentences: list[str], max_chars: int) -> list[list[int]]:
@@ -70,7 +113,8 @@ def _dataset_of(documents: pd.DataFrame) -> pd.Series:
 
 def split_passages(documents: pd.DataFrame, sentence_level: bool | None = None,
                    max_chars: int | None = None,
-                   paragraph_datasets: Iterable[str] | None = None) -> pd.DataFrame:
+                   paragraph_datasets: Iterable[str] | None = None,
+                   cache_dir: str | None = None) -> pd.DataFrame:
     """Split every document of every collection into passages (the KG nodes, the retrieval
     unit). A document's passage unit, in this order:
 
@@ -89,7 +133,8 @@ def split_passages(documents: pd.DataFrame, sentence_level: bool | None = None,
     passage's rank in the document (``#0`` for a one-paragraph document), so a document shared
     by several collections has the same passage ids in each. Arguments left ``None`` take the
     defaults of :class:`~kgp_kedro.config.sections.PassagesParams`. A document's dataset is
-    its ``dataset`` column (added by ingest), else its ``source``.
+    its ``dataset`` column (added by ingest), else its ``source``. ``cache_dir``: the sentence
+    splits' cache (:func:`split_sentences`; ``None``: none).
     """
     from kgp_kedro.config.sections import PassagesParams
 
@@ -102,8 +147,9 @@ def split_passages(documents: pd.DataFrame, sentence_level: bool | None = None,
         return _passage_table([])
     if "layout" in documents.columns and documents["layout"].notna().any():
         laid = documents["layout"].notna().to_numpy()
-        parts = [split_passages(documents[~laid], sentence_level, max_chars, paragraphs),
-                 layout_passages(documents[laid], max_chars)]
+        parts = [split_passages(documents[~laid], sentence_level, max_chars, paragraphs,
+                                cache_dir),
+                 layout_passages(documents[laid], max_chars, cache_dir)]
         rank = {key: i for i, key in enumerate(zip(documents["collection_id"],
                                                    documents["doc_id"]))}
         joined = pd.concat([p for p in parts if len(p)], ignore_index=True)
@@ -116,7 +162,7 @@ def split_passages(documents: pd.DataFrame, sentence_level: bool | None = None,
     unique = documents[first]
     packed = ~whole[first] & ~(has_sentences[first] & sentence_level)
     needs_split = unique[packed & ~has_sentences[first]]
-    split = (dict(zip(needs_split["doc_id"], split_sentences(needs_split["text"])))
+    split = (dict(zip(needs_split["doc_id"], split_sentences(needs_split["text"], cache_dir)))
              if len(needs_split) else {})
     template: list[tuple[str, str, str, int, tuple[int, ...] | None]] = []
     for doc, is_whole, given in track(zip(unique.itertuples(index=False), whole[first],
@@ -163,7 +209,8 @@ def split_passages(documents: pd.DataFrame, sentence_level: bool | None = None,
     return passages
 
 
-def layout_passages(documents: pd.DataFrame, max_chars: int) -> pd.DataFrame:
+def layout_passages(documents: pd.DataFrame, max_chars: int,
+                    cache_dir: str | None = None) -> pd.DataFrame:
     """Passages of documents read from files with a layout (``layout`` column: blocks in
     reading order, :mod:`kgp_kedro.corpus.readers.formats`): a paragraph's sentences packed up
     to ``max_chars`` (never across paragraphs, so never across pages), a heading one passage
@@ -176,7 +223,7 @@ def layout_passages(documents: pd.DataFrame, max_chars: int) -> pd.DataFrame:
     first = documents.drop_duplicates("doc_id")
     blocks_of = {d: blocks_from_json(layout) for d, layout in zip(first["doc_id"], first["layout"])}
     texts = [b.text for blocks in blocks_of.values() for b in blocks if b.kind == "text"]
-    sentences = iter(split_sentences(texts))
+    sentences = iter(split_sentences(texts, cache_dir))
     for doc_id, blocks in blocks_of.items():
         units = shapes.setdefault(doc_id, [])
         for block in blocks:

@@ -26,6 +26,10 @@ call for a batch with dense seeds), then one power iteration per collection over
 questions (the pooled setting's questions share one). Each collection's graph is built by
 :meth:`EntityWalk.prepare`, before a question's clock starts (index-time work, as the faiss
 index); the passage mentions come from the linker's disk cache shared with the ``kg`` stage.
+
+``routing`` (off by default; rules in the ask env) sends a structural question ("the table on
+page 2 of lease.pdf") to its structural nodes of the KG of ``retrieve.graph``, as KGP's router
+does (:func:`kgp_kedro.retrievers.structural.route`); the other questions are walked.
 """
 from __future__ import annotations
 
@@ -44,6 +48,7 @@ from kgp_kedro.graphs.entity_passage import (EntityPassageGraph, build_entity_pa
                                              mentions_of)
 from kgp_kedro.retrievers.base import (RETRIEVERS, Requirements, Resources, Retriever, Visit,
                                        ranked_visits)
+from kgp_kedro.retrievers.structural import Routing, route, structural_visits
 from kgp_kedro.search.ppr import personalized_pagerank
 from kgp_kedro.search.ranking import top_k
 from kgp_kedro.search.seeding import SeedSource, seed_scores
@@ -142,10 +147,14 @@ class EntityWalk(Retriever):
 
     class Params(EntityWalkOptions):
         batch_size: PosInt = 64           # questions scored together
+        # structural questions to the structural nodes of retrieve.graph's KG (files with
+        # pages, tables or headings): rules | llm | off (off: no KG needed)
+        routing: Routing = "off"
 
     @classmethod
     def requirements(cls, params: Params) -> Requirements:
-        return params.requirements()
+        return params.requirements() | Requirements(graph=params.routing != "off",
+                                                    llm=params.routing == "llm")
 
     def __init__(self, params: Params, resources: Resources) -> None:
         super().__init__(params, resources)
@@ -164,12 +173,24 @@ class EntityWalk(Retriever):
     def retrieve_batch(self, questions: Sequence[str],
                        collections: Sequence[Collection]) -> list[list[Visit]]:
         live = [i for i, c in enumerate(collections) if c.passage_ids]
-        before = self.calls
-        masses = self.scorer.masses([questions[i] for i in live], [collections[i] for i in live])
-        # the one encoder call (dense seeds) served every live question of the batch
-        self.batch_calls = [self.calls - before if i in live else 0
-                            for i in range(len(questions))]
         out: list[list[Visit]] = [[] for _ in questions]
+        charged = [0] * len(questions)
+        keys, asked = route([questions[i] for i in live], [collections[i] for i in live],
+                            self.params.routing, self.resources.llm)
+        self.calls += len(asked)
+        for j in asked:                   # the LLM classified each routed question once
+            charged[live[j]] += 1
+        for i, key in zip(live, keys):
+            if key is not None:
+                out[i] = structural_visits(key, questions[i], collections[i].graph, self.budget)
+        live = [i for i, key in zip(live, keys) if key is None]
+        before = self.calls
+        masses = (self.scorer.masses([questions[i] for i in live],
+                                     [collections[i] for i in live]) if live else [])
+        # the one encoder call (dense seeds) served every walked question of the batch
+        for i in live:
+            charged[i] += self.calls - before
+        self.batch_calls = charged
         for i, mass in zip(live, masses):
             out[i] = ranked_visits(collections[i], *top_k(mass, self.budget))
         return out

@@ -23,8 +23,7 @@ from kgp_kedro.agents.base import AGENTS, ScoreRequest, TraversalAgent
 from kgp_kedro.config.base import NonNegInt, Params, PosInt, parse_named
 from kgp_kedro.corpus.collection import Collection
 from kgp_kedro.retrievers.base import RETRIEVERS, Requirements, Resources, Retriever, Visit
-from kgp_kedro.retrievers.structural import (classify_llm, classify_rules,
-                                             has_structural_nodes, structural_visits)
+from kgp_kedro.retrievers.structural import Routing, route, structural_visits
 from kgp_kedro.retrievers.traversal import Step, Walk, drive, traverse_many, walk
 from kgp_kedro.search.ranking import top_k
 from kgp_kedro.search.seeding import SeedSource, dense_scores
@@ -90,7 +89,7 @@ class Kgp(Retriever):
         # parameters_llm.yml), off. Only over a KG with structural nodes (files with pages or
         # tables); a structural question gets its structural nodes' content, a content
         # question Algorithm 1 (retrievers/structural.py)
-        routing: Literal["rules", "llm", "off"] = "rules"
+        routing: Routing = "rules"
 
         def seeds_for(self, budget: int) -> int:
             """The number of TF-IDF seeds under ``budget``."""
@@ -155,25 +154,18 @@ class Kgp(Retriever):
                     lambda node: graph.neighbors(node, kind="passage"), p.branching_factor,
                     self.budget, p.hops, p.mode)
 
-    def route(self, questions: Sequence[str], collections: Sequence[Collection]) -> list:
-        """Each question's structural keys (None: a content question, or a collection with no
-        structural nodes), by ``routing``."""
-        routed = [i for i, c in enumerate(collections)
-                  if self.params.routing != "off" and has_structural_nodes(c.graph)]
-        keys: list = [None] * len(questions)
-        if self.params.routing == "llm" and routed:
-            self.calls += len(routed)
-            found = classify_llm([questions[i] for i in routed], self.resources.llm)
-        else:
-            found = [classify_rules(questions[i]) for i in routed]
-        for i, key in zip(routed, found):
-            keys[i] = key
-        return keys
+    def route(self, questions: Sequence[str], collections: Sequence[Collection]
+              ) -> tuple[list, list[int]]:
+        """Each question's structural keys by ``routing`` and the questions the LLM classified
+        (:func:`~kgp_kedro.retrievers.structural.route`)."""
+        keys, asked = route(questions, collections, self.params.routing, self.resources.llm)
+        self.calls += len(asked)
+        return keys, asked
 
     def search(self, question: str, collection: Collection) -> list[Visit]:
         """One question: a structural one gets its structural nodes' content; a content one
         Algorithm 1, each step scored by the agent on its own."""
-        key = self.route([question], [collection])[0]
+        key = self.route([question], [collection])[0][0]
         if key is not None:
             return structural_visits(key, question, collection.graph, self.budget)
         return drive(self._walk(question, collection),
@@ -192,11 +184,9 @@ class Kgp(Retriever):
         if any(collections[i].graph is None for i in live):
             raise ValueError("KGP needs the collection's KG")
         charged = [0] * len(questions)
-        before = self.calls
-        keys = self.route([questions[i] for i in live], [collections[i] for i in live])
-        if self.calls > before:          # the LLM classified each routed question once
-            for i in live:
-                charged[i] += int(has_structural_nodes(collections[i].graph))
+        keys, asked = self.route([questions[i] for i in live], [collections[i] for i in live])
+        for j in asked:                  # the LLM classified each routed question once
+            charged[live[j]] += 1
         structural = {i: k for i, k in zip(live, keys) if k is not None}
         live = [i for i in live if i not in structural]
         before = self.calls

@@ -12,6 +12,8 @@ passages belonging to that page").
   prompt describing the two classes and the reply's JSON schema, five generic examples as chat
   turns (:data:`ROUTER_EXAMPLES`), then the question; the LLM answers a JSON object with the
   same keys (:func:`parse_router_reply`).
+- :func:`route`: each question's keys under a retriever's ``routing`` option (rules, llm,
+  off), over the collections whose KG has structural nodes (KGP's and the entity walk's).
 - :func:`structural_visits`: the content of the structural nodes a :class:`StructuralQuery`
   names, in reading order, each visit's path ``(structural node, passage)``.
 """
@@ -21,7 +23,9 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
+from kgp_kedro.corpus.collection import Collection
 from kgp_kedro.graphs.model import Graph
 from kgp_kedro.prompts.structural import router_messages
 from kgp_kedro.retrievers.base import Visit
@@ -112,6 +116,27 @@ def classify_llm(questions: Sequence[str], llm, max_tokens: int = 64
     replies = llm.complete_many([router_messages(q) for q in questions],
                                 max_tokens=max_tokens, desc="route")
     return [parse_router_reply(r.text, q) for q, r in zip(questions, replies)]
+
+
+# §4: structural or content question? rules (default), llm (the paper's), off
+Routing = Literal["rules", "llm", "off"]
+
+
+def route(questions: Sequence[str], collections: Sequence[Collection], routing: Routing,
+          llm=None) -> tuple[list[StructuralQuery | None], list[int]]:
+    """Each question's structural keys (None: a content question, or a collection whose KG has
+    no structural nodes) by ``routing``, and the positions of the questions the LLM
+    classified (one call each; none unless ``routing`` is llm)."""
+    routed = [i for i, c in enumerate(collections)
+              if routing != "off" and has_structural_nodes(c.graph)]
+    keys: list[StructuralQuery | None] = [None] * len(questions)
+    if routing == "llm" and routed:
+        found = classify_llm([questions[i] for i in routed], llm)
+    else:
+        found = [classify_rules(questions[i]) for i in routed]
+    for i, key in zip(routed, found):
+        keys[i] = key
+    return keys, routed if routing == "llm" else []
 
 
 @dataclass(frozen=True)

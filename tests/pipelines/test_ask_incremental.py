@@ -1,0 +1,108 @@
+"""A documents folder asked as ``kedro run --env ask`` asks it (issue 38): the ask env's own
+nodes up to the retrieval (ingest, passages, embed, the KNN KG of the router's structural
+layer, ``kgp``'s entity walk with the rule router, BM25) on real files, every cache warm, after
+a file is added, changed and removed: every table equals a run from scratch with empty caches,
+and a removed or changed file leaves no passage, vector, node, edge, ranking or text behind in
+any of them."""
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from kgp_kedro.pipeline_registry import build_pipelines
+from kgp_kedro.pipelines.in_memory import run_in_memory
+from tests.config.test_parameters import _ask_env
+from tests.conftest import HOTPOT
+from tests.pipelines.test_incremental_build import _folder
+from tests.reliability.corrupt import first_records
+
+RETRIEVED = ("retrieved_kgp", "retrieved_bm25")
+
+
+def _ask(folder, caches, question: str) -> dict[str, pd.DataFrame]:
+    """Every table of the ask env's chain up to the retrieval, each cache under ``caches``
+    (the encoder on CPU in float32, as a from-scratch run here computes it)."""
+    raw = _ask_env({"ask": {"folder": str(folder), "question": question}})
+    raw["ingest"]["parse_cache"] = str(caches / "parsed")
+    raw["passages"]["cache_dir"] = str(caches / "sentences")
+    raw["embed"]["encoders"]["minilm"].update(cache_dir=str(caches / "embeddings"),
+                                               device="cpu", dtype="float32")
+    raw["kg"]["cache_dir"] = str(caches / "kg")
+    raw["retrieve"]["methods"]["kgp"]["linker"]["cache_dir"] = str(caches / "entities")
+    pipe = build_pipelines(raw)["ask"].to_outputs(*RETRIEVED)
+    data = run_in_memory(pipe, raw)
+    tables = {name: (value.to_pandas() if hasattr(value, "to_pandas") else value)
+              for name, value in data.items() if not name.startswith(("params:", "raw_"))
+              and name != "parameters"}
+    for name in RETRIEVED:   # the wall time of each question is not a result
+        tables[name] = tables[name].drop(columns="latency_ms")
+    return tables
+
+
+def _assert_same(warm: dict, scratch: dict) -> None:
+    assert warm.keys() == scratch.keys()
+    for name, table in warm.items():
+        assert isinstance(table, pd.DataFrame), name
+        pd.testing.assert_frame_equal(table.reset_index(drop=True),
+                                      scratch[name].reset_index(drop=True), check_exact=True,
+                                      obj=name)
+
+
+def _mentions(tables: dict, needles: list[str]) -> list[str]:
+    """``table.column`` of every cell of every table that holds one of ``needles``."""
+    found = []
+    for name, table in tables.items():
+        for column in table.columns:
+            cells = table[column].map(lambda v: v if isinstance(v, str) else repr(v))
+            if any(cells.str.contains(n, regex=False).any() for n in needles):
+                found.append(f"{name}.{column}")
+    return found
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """One folder asked with warm caches after each change, and from scratch at each step."""
+    root = tmp_path_factory.mktemp("ask")
+    records = first_records(HOTPOT, 3)
+    folder = _folder(root / "docs", records)
+    question = records[0]["question"]
+    warm = root / "warm"
+    steps = {"first": _ask(folder, warm, question)}
+    extra = records[0]["context"][3]
+    (folder / "extra.md").write_text(f"# {extra[0]}\n\n{''.join(extra[1]).strip()}\n")
+    steps["added"] = _ask(folder, warm, question)
+    steps["added, scratch"] = _ask(folder, root / "scratch_added", question)
+    changed = folder / "q1_0.md"
+    old_text = changed.read_text()
+    title = old_text.split("\n\n", 1)[0]
+    changed.write_text(f"{title}\n\nA sentence written into the file later.\n")
+    steps["changed"] = _ask(folder, warm, question)
+    steps["changed, scratch"] = _ask(folder, root / "scratch_changed", question)
+    (folder / "extra.md").unlink()
+    steps["removed"] = _ask(folder, warm, question)
+    steps["removed, scratch"] = _ask(folder, root / "scratch_removed", question)
+    return steps, extra, old_text
+
+
+def test_every_table_after_adding_changing_removing_a_file_equals_a_run_from_scratch(runs):
+    steps, _, _ = runs
+    for step in ("added", "changed", "removed"):
+        _assert_same(steps[step], steps[f"{step}, scratch"])
+    # the added file is in the folder's one collection, and retrieved from
+    added = steps["added"]["passages"]
+    assert added["doc_id"].str.endswith("/extra.md").any()
+    assert len(added) > len(steps["first"]["passages"])
+
+
+def test_a_removed_or_changed_file_leaves_no_trace_in_any_table(runs):
+    steps, extra, old_text = runs
+    first_sentence = "".join(extra[1]).strip()[:60]
+    # the added file's name and text are there while it is, in most tables
+    there = _mentions(steps["added"], ["extra.md", first_sentence])
+    assert {"passages.doc_id", "passages.text", "kg_nodes_knn_st.node_id",
+            "passage_embeddings_minilm.passage_id"} <= set(there)
+    assert _mentions(steps["removed"], ["extra.md", first_sentence]) == []
+    # the changed file's old text is gone everywhere, its new text is in
+    old_paragraph = old_text.split("\n\n", 1)[1].strip()[:60]
+    assert _mentions(steps["changed"], [old_paragraph]) == []
+    assert "passages.text" in _mentions(steps["changed"], ["written into the file later"])
