@@ -39,8 +39,9 @@ SOURCE_LABELS = {"hotpotqa": "HotpotQA", "musique": "MuSiQue", "2wikimultihopqa"
 # the sections whose figures all come from blocks: (page, heading text)
 RESULTS_SECTIONS = (("README.md", "What you get"),
                     ("docs/results.md", "What holds from each paper on this data"))
-# a decimal figure (.52, 37.8, −2.3), not part of a word or a version (0.5B, Qwen2.5, 2.13.0)
-FIGURE = re.compile(r"(?<![\w.§])[−+-]?\d*\.\d+(?!\w|\.\d)")
+# a decimal figure (.52, 37.8, −2.3), not part of a name or a version (0.5B, Qwen2.5, GPT-3.5,
+# 2.13.0)
+FIGURE = re.compile(r"(?<![\w.§])(?<!\w-)[−+-]?\d*\.\d+(?!\w|\.\d)")
 # a paper's own figure, quoted in a parenthesis that opens with "paper" or "the paper"
 PAPER_QUOTE = re.compile(r"\((?:the )?paper\b[^()]*\)")
 
