@@ -25,7 +25,8 @@ collections' index-time work, e.g. the entity walk's graph, is not in it: ``wall
 method's whole run, collections and graphs included). Index s is the method's index-time work
 (:func:`index_seconds`: encoding the passages when it reads their vectors, the KG build when it
 walks the KG stage's graph, and its own run less its per-question time), recorded with the
-passages indexed, so the tables give it per 1,000 passages beside ms per question. The CPU
+passages indexed, so the tables give it per 1,000 passages beside ms per question (it holds
+loading the encoder and the NER model once a source: on a few questions that dominates). The CPU
 model and the load average are printed before and after each source.
 """
 from __future__ import annotations
