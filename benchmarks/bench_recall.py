@@ -22,8 +22,12 @@ counts its model calls), and the metrics of :func:`kgp_kedro.evaluation.retrieva
 The KG stage runs only when a chosen method walks a KG. ms/question is the mean of the
 retrieve node's per-question latency (batched methods: the batch's time over its questions; the
 collections' index-time work, e.g. the entity walk's graph, is not in it: ``wall s`` is the
-method's whole run, collections and graphs included). The CPU model and the load average are
-printed before and after each source.
+method's whole run, collections and graphs included). Index s is the method's index-time work
+(:func:`index_seconds`: encoding the passages when it reads their vectors, the KG build when it
+walks the KG stage's graph, and its own run less its per-question time), recorded with the
+passages indexed, so the tables give it per 1,000 passages beside ms per question (it holds
+loading the encoder and the NER model once a source: on a few questions that dominates). The CPU
+model and the load average are printed before and after each source.
 """
 from __future__ import annotations
 
@@ -65,35 +69,67 @@ def chosen_methods(params, names: list[str] | None) -> list[str]:
     return configured
 
 
+def run_timed(chain: str, raw, steps: list[list[str]]) -> tuple[dict, list[float]]:
+    """Run the project's chain ``chain`` in memory step by step, each step up to its outputs
+    from what the earlier steps made: every dataset, and each step's seconds."""
+    from kgp_kedro.pipeline_registry import build_pipelines
+    from kgp_kedro.pipelines.in_memory import run_in_memory
+
+    pipeline = build_pipelines(raw)[chain]
+    data, seconds, done = {}, [], None
+    for outputs in steps:
+        part = pipeline.filter(to_outputs=outputs)
+        todo = part if done is None else part - done
+        start = time.perf_counter()
+        if todo.nodes:
+            data.update(run_in_memory(todo, raw, inputs=data))
+        seconds.append(time.perf_counter() - start)
+        done = part if done is None else done + part
+    return data, seconds
+
+
 def prepare_source(raw, params, source: dict, pooled: bool, needs_graph: bool) -> dict:
     """Questions, passages, embeddings and (when needed) the KG of one source, from the
-    project's chains run in memory."""
-    from kgp_kedro.pipelines.in_memory import run_chain
-
+    project's chains run in memory, with the seconds the encoding (``encode_s``) and the KG
+    build (``graph_s``) took: index-time work of the methods that read them."""
     one = copy.deepcopy(raw)
     one["ingest"]["sources"] = [source]
     encoder = params.retrieve.embeddings
     embeddings = f"passage_embeddings_{encoder}"
     if pooled:
-        wanted = ["pooled_questions", "pooled_passages", embeddings]
-        if needs_graph:
-            wanted.append("kg_edges_pooled")
-        data = run_chain("pooled", one, to_outputs=wanted)
+        steps = [["pooled_questions", "pooled_passages"], [embeddings]]
+        data, seconds = run_timed("pooled", one, steps + ([["kg_edges_pooled"]]
+                                                          if needs_graph else []))
         return {"questions": data["pooled_questions"], "passages": data["pooled_passages"],
                 # scored against each question's own supporting passages, as retrieval_quality
                 # scores retrieved_pooled_<method>
                 "scored": (data["questions"], data["passages"]), "embeddings": data[embeddings], "nodes": data.get("kg_nodes_pooled"),
                 "edges": data.get("kg_edges_pooled"), "graph": "pooled",
                 "setting": params.pooled_graph.settings[0][0], "ann": raw["pooled"]["ann"],
-                "scope": "pooled"}
+                "scope": "pooled", "encode_s": seconds[1],
+                "graph_s": seconds[2] if needs_graph else 0.0}
     graph = params.retrieve.graph.variant
-    wanted = [embeddings] + ([f"kg_edges_{graph}"] if needs_graph else [])
-    data = run_chain("kg" if needs_graph else "embed", one, to_outputs=wanted)
+    steps = [["questions", "passages"], [embeddings]]
+    data, seconds = run_timed("kg" if needs_graph else "embed", one,
+                              steps + ([[f"kg_edges_{graph}"]] if needs_graph else []))
     return {"questions": data["questions"], "passages": data["passages"],
             "scored": (data["questions"], data["passages"]),
             "embeddings": data[embeddings], "nodes": data.get(f"kg_nodes_{graph}"),
             "edges": data.get(f"kg_edges_{graph}"), "graph": graph,
-            "setting": params.graph_setting, "ann": None, "scope": "per_question"}
+            "setting": params.graph_setting, "ann": None, "scope": "per_question",
+            "encode_s": seconds[1], "graph_s": seconds[2] if needs_graph else 0.0}
+
+
+def index_seconds(params, name: str, data: dict, wall: float, query_ms: float,
+                  questions: int) -> float:
+    """The method's index-time seconds: encoding the passages (when it reads their vectors),
+    building the KG (when it walks one), and whatever of its own run is not answering
+    questions (its wall time less its per-question time: a graph or an index it builds per
+    collection)."""
+    needs = params.methods[name].requirements
+    return ((data["encode_s"] if needs.embeddings else 0.0)
+            + (data["graph_s"] if needs.graph else 0.0)
+            + max(0.0, wall - questions * query_ms / 1000))
 
 
 def run_method(raw, params, name: str, data: dict) -> tuple[pd.DataFrame, float]:
@@ -114,7 +150,8 @@ def run_method(raw, params, name: str, data: dict) -> tuple[pd.DataFrame, float]
     return table, time.perf_counter() - start
 
 
-def summary_rows(data: dict, tables: list[pd.DataFrame], walls: dict[str, float]) -> list[dict]:
+def summary_rows(params, data: dict, tables: list[pd.DataFrame],
+                 walls: dict[str, float]) -> list[dict]:
     from kgp_kedro.evaluation.retrieval import score_retrieval
 
     _, summary = score_retrieval(*data["scored"], KS, *tables)
@@ -125,22 +162,32 @@ def summary_rows(data: dict, tables: list[pd.DataFrame], walls: dict[str, float]
         rows.append({"method": method, "R@2": doc.loc[2, "recall"], "R@5": doc.loc[5, "recall"],
                      "SP-EM@30": passage.loc[30, "sp_em"], "ms": doc.loc[2, "latency_ms"],
                      "calls": doc.loc[2, "calls"], "wall_s": walls[method],
-                     "n": int(doc.loc[2, "n_questions"])})
+                     "n": int(doc.loc[2, "n_questions"]), "passages": len(data["passages"]),
+                     "index_s": index_seconds(params, method, data, walls[method],
+                                              doc.loc[2, "latency_ms"],
+                                              int(doc.loc[2, "n_questions"]))})
     return rows
 
 
-def record(table: pd.DataFrame, name: str, setting: str) -> None:
-    """The rows into the committed ``results/retrieval/<name>.csv``, with where they were
-    measured."""
-    from kgp_kedro.reporting.measurements import provenance, record_measurement
-    from kgp_kedro.reporting.retrieval_results import RETRIEVAL_COLUMNS, RETRIEVAL_KEY
+def measurement_rows(table: pd.DataFrame, setting: str) -> pd.DataFrame:
+    """The run's rows as a retrieval measurement (``results/retrieval/*.csv``'s columns), with
+    where they were measured."""
+    from kgp_kedro.reporting.measurements import provenance
 
-    rows = table.rename(columns={"n": "questions", "R@2": "recall_at_2", "R@5": "recall_at_5",
+    return table.rename(columns={"n": "questions", "R@2": "recall_at_2", "R@5": "recall_at_5",
                                  "SP-EM@30": "sp_em_at_30", "ms": "ms_per_question",
                                  "calls": "calls_per_question"}).assign(
         **provenance(setting, ROOT))
+
+
+def record(rows: pd.DataFrame, name: str) -> None:
+    """The rows into the committed ``results/retrieval/<name>.csv``."""
+    from kgp_kedro.reporting.measurements import record_measurement
+    from kgp_kedro.reporting.retrieval_results import (RETRIEVAL_COLUMNS, RETRIEVAL_KEY,
+                                                       RETRIEVAL_OPTIONAL)
+
     path = ROOT / "results" / "retrieval" / f"{name}.csv"
-    record_measurement(rows, path, RETRIEVAL_COLUMNS, RETRIEVAL_KEY)
+    record_measurement(rows, path, RETRIEVAL_COLUMNS, RETRIEVAL_KEY, RETRIEVAL_OPTIONAL)
     print(f"recorded in {path.relative_to(ROOT)}", flush=True)
 
 
@@ -189,37 +236,29 @@ def main() -> None:
         print(f"\n{source['dataset']} ({source['path']}): {len(data['questions'])} questions, "
               f"{len(passages) / passages['collection_id'].nunique():.0f} passages a collection; "
               f"data ready in {time.perf_counter() - start:.0f} s; {load_line()}", flush=True)
-        tables, walls = [], {}
+        walls = {}
         for name in methods:
             table, walls[name] = run_method(raw, params, name, data)
             if table.empty:
                 print(f"  {name}: skipped", flush=True)
                 continue
-            tables.append(table)
-            row = summary_rows(data, [table], walls)[0]
+            row = summary_rows(params, data, [table], walls)[0]
             print(f"  {name:26s} R@2 {row['R@2']:.3f}  R@5 {row['R@5']:.3f}  "
                   f"SP-EM@30 {row['SP-EM@30']:.3f}  {row['ms']:8.1f} ms/q  "
-                  f"{row['calls']:.2f} calls/q  (wall {row['wall_s']:.1f} s)", flush=True)
+                  f"{row['calls']:.2f} calls/q  index {row['index_s']:.1f} s for "
+                  f"{row['passages']} passages  (wall {row['wall_s']:.1f} s)", flush=True)
             results.append({"source": source["dataset"], **row})
         print(f"  ({load_line()})", flush=True)
     if not results:
         return
-    table = pd.DataFrame(results)
+    from kgp_kedro.reporting.retrieval_results import render_retrieval_tables
+
+    rows = measurement_rows(pd.DataFrame(results),
+                            f"{setting}; split {args.split}; first {args.limit} questions a "
+                            f"source; budget {raw['retrieve']['budget']}")
     if args.record:
-        record(table, args.record, f"{setting}; split {args.split}; first {args.limit} "
-                                   f"questions a source; budget {raw['retrieve']['budget']}")
-    print(f"\n{setting}, {args.split}, first {args.limit} questions a source "
-          f"({cpu_model()}; {load_line()})\n")
-    sources = list(dict.fromkeys(table["source"]))
-    print("| method | " + " | ".join(f"{s} doc R@2 / R@5 / SP-EM@30" for s in sources)
-          + " | ms / question | model calls / question |")
-    print("| --- |" + " --- |" * len(sources) + " ---: | ---: |")
-    for method, group in table.groupby("method", sort=False):
-        by = group.set_index("source")
-        cells = [f"{by.loc[s, 'R@2']:.3f} / {by.loc[s, 'R@5']:.3f} / {by.loc[s, 'SP-EM@30']:.3f}"
-                 if s in by.index else "-" for s in sources]
-        print(f"| {method} | " + " | ".join(cells)
-              + f" | {group['ms'].mean():.1f} | {group['calls'].mean():.2f} |")
+        record(rows, args.record)
+    print("\n" + render_retrieval_tables([(args.record or "this run", rows)]))
 
 
 if __name__ == "__main__":

@@ -50,3 +50,26 @@ def test_a_kg_quality_measurement_renders_figure_5s_rows(tmp_path):
     regenerate(tmp_path)
     text = (tmp_path / "kg_quality" / "tables.md").read_text()
     assert "| hotpotqa | tfidf | n_kw=1 | 60 | 126 | 5.6 | 0.740 | 0.093 | 0.879 |" in text
+
+
+def test_index_time_per_1000_passages_sits_beside_ms_per_question(tmp_path):
+    """All sources' index seconds over all their passages; a file recorded before the two
+    columns existed reads with them empty and shows "–"."""
+    from kgp_kedro.reporting.retrieval_results import RETRIEVAL_OPTIONAL
+
+    rows = pd.concat([_rows("hotpotqa", {"dpr": 0.5}, "1.0/1.0").assign(passages=3000,
+                                                                         index_s=6.0),
+                      _rows("musique", {"dpr": 0.4}, "1.0/1.0").assign(passages=1000,
+                                                                        index_s=2.0)])
+    record_measurement(rows, tmp_path / "retrieval" / "new.csv", RETRIEVAL_COLUMNS,
+                       RETRIEVAL_KEY, RETRIEVAL_OPTIONAL)
+    old = _rows("hotpotqa", {"dpr": 0.5}, "1.0/1.0").drop(columns=list(RETRIEVAL_OPTIONAL))
+    old.to_csv(tmp_path / "retrieval" / "old.csv", index=False)
+    regenerate(tmp_path)
+    text = (tmp_path / "retrieval" / "tables.md").read_text()
+    new_part, old_part = text.split("#### new")[1], text.split("#### old")[1].split("####")[0]
+    assert "| index s / 1,000 passages | ms / question |" in text
+    assert "| dpr | 0.250 / 0.500 / 0.125 (3) | 0.200 / 0.400 / 0.100 (3) | 2.0 | 2.0 | 0.00 |" \
+        in new_part                      # (6 + 2) s over 4,000 passages, per 1,000
+    assert "| dpr | 0.250 / 0.500 / 0.125 (3) | – | 2.0 | 0.00 |" in old_part
+    assert "filled when the measurement is run again" in old_part

@@ -44,11 +44,17 @@ def provenance(run: str, root: Path) -> dict[str, str | None]:
             "date": dt.date.today().isoformat(), "git_commit": commit}
 
 
-def read_measurement(path: Path, columns: Sequence[str]) -> pd.DataFrame:
-    """One committed measurement (empty with ``columns`` when the file does not exist)."""
+def read_measurement(path: Path, columns: Sequence[str],
+                     optional: Sequence[str] = ()) -> pd.DataFrame:
+    """One committed measurement (empty with ``columns`` when the file does not exist); the
+    ``optional`` columns, added to a kind after some of its files were recorded, are empty
+    where a file lacks them."""
     if not Path(path).exists():
         return pd.DataFrame(columns=list(columns))
     table = pd.read_csv(path, keep_default_na=False, na_values=[""])
+    for column in optional:
+        if column not in table.columns:
+            table[column] = float("nan")
     missing = [c for c in columns if c not in table.columns]
     if missing:
         raise ValueError(f"{path}: not this kind of measurement, columns missing: "
@@ -57,10 +63,10 @@ def read_measurement(path: Path, columns: Sequence[str]) -> pd.DataFrame:
 
 
 def record_measurement(rows: pd.DataFrame, path: Path, columns: Sequence[str],
-                       key: Sequence[str]) -> pd.DataFrame:
+                       key: Sequence[str], optional: Sequence[str] = ()) -> pd.DataFrame:
     """Add ``rows`` to the measurement at ``path``, replacing the rows with the same ``key``
     values. Returns the whole table, rows in the order first recorded."""
-    old = read_measurement(path, columns)
+    old = read_measurement(path, columns, optional)
     new = rows[list(columns)]
     kept = old[~old.set_index(list(key)).index.isin(new.set_index(list(key)).index)]
     table = pd.concat([kept, new], ignore_index=True) if len(kept) else new.reset_index(drop=True)

@@ -59,6 +59,31 @@ def score_intervals(scores: pd.DataFrame, golden: str = "golden", metric: str = 
     return pd.DataFrame(rows, columns=columns)
 
 
+def paired_differences(scores: pd.DataFrame, baseline: str, metric: str = "f1",
+                       n_resamples: int = DEFAULT_RESAMPLES,
+                       confidence: float = DEFAULT_CONFIDENCE, seed: int = 0) -> pd.DataFrame:
+    """Per source and method, the mean ``metric`` difference to ``baseline`` over the
+    questions both answered, with its paired percentile bootstrap interval (each resample
+    draws the questions once for both). Empty where ``baseline`` did not run."""
+    rows = []
+    for source, part in scores.groupby("source", sort=False):
+        wide = part.pivot_table(index="question_id", columns="method", values=metric,
+                                aggfunc="mean", sort=True)
+        if baseline not in wide.columns:
+            continue
+        for method in dict.fromkeys(part["method"]):
+            if method == baseline:
+                continue
+            both = wide[[method, baseline]].dropna().to_numpy(dtype=float)
+            if not len(both):
+                continue
+            diff = both[:, :1] - both[:, 1:]
+            means = resampled_means(diff, resample_indices(len(diff), n_resamples, seed))
+            low, high = percentile_interval(means, confidence)
+            rows.append([source, method, len(diff), float(diff.mean()), low[0], high[0]])
+    return pd.DataFrame(rows, columns=["source", "method", "questions", "diff", "low", "high"])
+
+
 def comparison_table(summary: pd.DataFrame, methods: Sequence[str] | None = None,
                      metrics: Sequence[str] = TABLE_METRICS, golden: str = "golden",
                      intervals: pd.DataFrame | None = None) -> pd.DataFrame:

@@ -12,7 +12,9 @@ the sha256 of the parameters that shape answers (with those parameters, once per
 ``tables.md`` is generated from ``answers.csv`` alone (:func:`render_tables`), never edited by
 hand: ``python -m kgp_kedro.reporting.results`` regenerates it for every benchmark under
 ``results/``, and the committed measurements' ``results/<kind>/tables.md``
-(:data:`MEASUREMENTS`: retrieval, KG quality); ``--check`` fails when a committed one differs.
+(:data:`MEASUREMENTS`: retrieval, KG quality), and the results blocks of README.md and
+docs/**/*.md (:mod:`kgp_kedro.reporting.snippets`: results prose quoted only through
+generated blocks); ``--check`` fails when a committed one differs.
 """
 from __future__ import annotations
 
@@ -21,21 +23,21 @@ import datetime as dt
 import json
 import logging
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from kgp_kedro.atomic import write_atomic
-from kgp_kedro.evaluation.bootstrap import (DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES,
-                                            percentile_interval, resample_indices,
-                                            resampled_means)
 from kgp_kedro.evaluation.qa_scores import SCORE_COLUMNS, summarise_scores
-from kgp_kedro.reporting.qa_tables import comparison_table, score_intervals
+from kgp_kedro.reporting.qa_tables import comparison_table, paired_differences, score_intervals
 from kgp_kedro.reporting.kg_quality_results import KG_QUALITY_COLUMNS, render_kg_quality_tables
 from kgp_kedro.reporting.measurements import read_measurement
-from kgp_kedro.reporting.retrieval_results import RETRIEVAL_COLUMNS, render_retrieval_tables
+from kgp_kedro.reporting.retrieval_results import (RETRIEVAL_COLUMNS, RETRIEVAL_OPTIONAL,
+                                                   render_retrieval_tables)
+from kgp_kedro.reporting.snippets import ResultsData, render_page
+from kgp_kedro.reporting.snippets import pages as results_pages
 from kgp_kedro.run_integrity import parameters_digest
 
 logger = logging.getLogger(__name__)
@@ -46,8 +48,9 @@ ANSWER_BLOCKS = ("ingest", "passages", "embed", "kg", "retrieve", "read", "llm",
                  "ewek", "score")
 BASELINES = ("dpr", "golden")   # paired F1 differences against these rows
 # results/<kind>/*.csv: the committed measurements and the renderer of their tables.md
-MEASUREMENTS = {"retrieval": (RETRIEVAL_COLUMNS, render_retrieval_tables),
-                "kg_quality": (KG_QUALITY_COLUMNS, render_kg_quality_tables)}
+# (its columns, those of them an older file may lack, the renderer)
+MEASUREMENTS = {"retrieval": (RETRIEVAL_COLUMNS, RETRIEVAL_OPTIONAL, render_retrieval_tables),
+                "kg_quality": (KG_QUALITY_COLUMNS, (), render_kg_quality_tables)}
 
 
 def read_answers(directory: Path) -> pd.DataFrame:
@@ -95,31 +98,6 @@ def record_answers(scores: pd.DataFrame, directory: Path, parameters: Mapping[st
     write_atomic(run_path, (json.dumps(runs, indent=1, sort_keys=True, ensure_ascii=False,
                                        default=str) + "\n").encode("utf-8"))
     return table
-
-
-def paired_differences(scores: pd.DataFrame, baseline: str, metric: str = "f1",
-                       n_resamples: int = DEFAULT_RESAMPLES,
-                       confidence: float = DEFAULT_CONFIDENCE, seed: int = 0) -> pd.DataFrame:
-    """Per source and method, the mean ``metric`` difference to ``baseline`` over the
-    questions both answered, with its paired percentile bootstrap interval (each resample
-    draws the questions once for both). Empty where ``baseline`` did not run."""
-    rows = []
-    for source, part in scores.groupby("source", sort=False):
-        wide = part.pivot_table(index="question_id", columns="method", values=metric,
-                                aggfunc="mean", sort=True)
-        if baseline not in wide.columns:
-            continue
-        for method in dict.fromkeys(part["method"]):
-            if method == baseline:
-                continue
-            both = wide[[method, baseline]].dropna().to_numpy(dtype=float)
-            if not len(both):
-                continue
-            diff = both[:, :1] - both[:, 1:]
-            means = resampled_means(diff, resample_indices(len(diff), n_resamples, seed))
-            low, high = percentile_interval(means, confidence)
-            rows.append([source, method, len(diff), float(diff.mean()), low[0], high[0]])
-    return pd.DataFrame(rows, columns=["source", "method", "questions", "diff", "low", "high"])
 
 
 def _on_shared_questions(answers: pd.DataFrame) -> pd.DataFrame:
@@ -256,18 +234,25 @@ def render_tables(answers: pd.DataFrame, title: str) -> str:
     return "\n".join(lines)
 
 
-def regenerate(root: Path, check: bool = False) -> list[Path]:
-    """Write (or with ``check``, compare) ``tables.md`` of every benchmark under ``root``;
-    returns the tables that differ from what is on disk (written unless ``check``)."""
-    generated = {answers_csv.parent / "tables.md":
-                 render_tables(read_answers(answers_csv.parent),
-                               f"Answers: {answers_csv.parent.name}")
-                 for answers_csv in sorted(Path(root).glob("*/answers.csv"))}
-    for kind, (columns, render) in MEASUREMENTS.items():
+def regenerate(root: Path, check: bool = False, pages: Sequence[Path] = ()) -> list[Path]:
+    """Write (or with ``check``, compare) ``tables.md`` of every benchmark under ``root``, of
+    each committed measurement kind, and the results blocks of ``pages``
+    (:mod:`kgp_kedro.reporting.snippets`); returns the files that differ from what is on disk
+    (written unless ``check``)."""
+    answers = {path.parent.name: read_answers(path.parent)
+               for path in sorted(Path(root).glob("*/answers.csv"))}
+    generated = {Path(root) / name / "tables.md": render_tables(table, f"Answers: {name}")
+                 for name, table in answers.items()}
+    measurements = {}
+    for kind, (columns, optional, render) in MEASUREMENTS.items():
         found = sorted((Path(root) / kind).glob("*.csv"))
         if found:
-            generated[Path(root) / kind / "tables.md"] = render(
-                [(path.stem, read_measurement(path, columns)) for path in found])
+            measurements[kind] = [(path.stem, read_measurement(path, columns, optional))
+                                  for path in found]
+            generated[Path(root) / kind / "tables.md"] = render(measurements[kind])
+    data = ResultsData(answers, measurements)
+    for page in pages:
+        generated[Path(page)] = render_page(Path(page).read_text(encoding="utf-8"), data, page)
     changed = []
     for target, text in generated.items():
         if not target.exists() or target.read_text(encoding="utf-8") != text:
@@ -281,9 +266,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--root", default="results", help="the results store (default: results)")
     parser.add_argument("--check", action="store_true",
-                        help="write nothing; exit 1 when a committed table is out of date")
+                        help="write nothing; exit 1 when a committed table or results block is "
+                             "out of date")
+    parser.add_argument("--pages", nargs="*", type=Path, default=None,
+                        help="the pages whose results blocks to write (default: README.md and "
+                             "docs/**/*.md beside the results store)")
     args = parser.parse_args(argv)
-    changed = regenerate(Path(args.root), args.check)
+    pages = (results_pages(Path(args.root).resolve().parent) if args.pages is None
+             else args.pages)
+    changed = regenerate(Path(args.root), args.check, pages)
     for path in changed:
         sys.stderr.write(f"{'out of date' if args.check else 'written'}: {path}\n")
     return 1 if (args.check and changed) else 0

@@ -1,0 +1,389 @@
+"""Results prose generated from the committed results store: a page (``README.md``,
+``docs/**/*.md``) quotes a result only through a block
+
+    <!-- results:FOLDER/SNIPPET key=value ... -->TEXT<!-- /results -->
+
+whose TEXT ``python -m kgp_kedro.reporting.results`` writes from ``results/FOLDER``
+(``--check`` fails when a committed TEXT differs from what the files give). FOLDER is any
+benchmark folder (one with an ``answers.csv``: the snippets of :data:`ANSWER_SNIPPETS`) or a
+measurement kind (``retrieval``: :data:`RETRIEVAL_SNIPPETS`), so a new benchmark folder gets
+every answers snippet with no change here. A figure per source reads ``a / b / c`` in
+:data:`SOURCE_ORDER` (HotpotQA / MuSiQue / 2Wiki; other sources after them, by name); a
+paired difference names its source and, where its interval holds 0, says "no difference
+measured".
+
+Outside blocks, the sections of :data:`RESULTS_SECTIONS` and every paragraph that holds a
+block quote no decimal figure of their own (:func:`unquoted_figures`): a results figure there
+is a block or it is nothing. A paper's own figures are quoted in a parenthesis that opens with
+"paper" or "the paper" (``(the paper: 59.7 against 62.1)``).
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from kgp_kedro.evaluation.qa_scores import summarise_scores
+from kgp_kedro.reporting.qa_tables import comparison_table, paired_differences, score_intervals
+
+BLOCK = re.compile(r"<!-- results:(?P<spec>[^>]*?) -->(?P<body>.*?)<!-- /results -->", re.S)
+OPENING = "<!-- results:"
+# code (a fenced block or an inline span) is left as written: a page may show a block's syntax
+CODE = re.compile(r"^(?P<fence>```|~~~).*?^(?P=fence)|`[^`\n]+`", re.S | re.M)
+BLOCK_OR_CODE = re.compile(f"(?P<code>{CODE.pattern})|{BLOCK.pattern}", re.S | re.M)
+SOURCE_ORDER = ("hotpotqa", "musique", "2wikimultihopqa")
+SOURCE_LABELS = {"hotpotqa": "HotpotQA", "musique": "MuSiQue", "2wikimultihopqa": "2Wiki"}
+# the sections whose figures all come from blocks: (page, heading text)
+RESULTS_SECTIONS = (("README.md", "What you get"),
+                    ("docs/results.md", "What holds from each paper on this data"))
+# a decimal figure (.52, 37.8, −2.3), not part of a name or a version (0.5B, Qwen2.5, GPT-3.5,
+# 2.13.0)
+FIGURE = re.compile(r"(?<![\w.§])(?<!\w-)[−+-]?\d*\.\d+(?!\w|\.\d)")
+# a paper's own figure, quoted in a parenthesis that opens with "paper" or "the paper"
+PAPER_QUOTE = re.compile(r"\((?:the )?paper\b[^()]*\)")
+
+
+def _share(x: float) -> str:
+    """.52 (a fraction in 0..1, its leading zero dropped)."""
+    text = f"{x:.2f}"
+    return text[1:] if text.startswith("0.") else text
+
+
+def _share3(x: float) -> str:
+    text = f"{x:.3f}"
+    return text[1:] if text.startswith("0.") else text
+
+
+def _signed(x: float, decimals: int = 1) -> str:
+    return f"{x:+.{decimals}f}".replace("-", "−")
+
+
+# answers.csv metric -> how one of its means is written (percent metrics are scaled by 100)
+PERCENT = {"em", "f1", "acc", "hits1", "cited", "citation_accuracy"}
+ANSWER_FORMATS: dict[str, Callable[[float], str]] = {
+    "em": lambda x: f"{x:.1f}", "f1": lambda x: f"{x:.1f}", "acc": lambda x: f"{x:.1f}",
+    "hits1": lambda x: f"{x:.0f}", "cited": lambda x: f"{x:.0f}",
+    "citation_accuracy": lambda x: f"{x:.0f}", "context_sp_recall": _share,
+    "n_contexts": lambda x: f"{x:.1f}", "prompt_tokens": lambda x: f"{x:,.0f}",
+    "completion_tokens": lambda x: f"{x:.0f}", "llm_calls": lambda x: f"{x:.1f}",
+    "reader_latency_ms": lambda x: f"{x:,.0f}"}
+# results/retrieval/*.csv column (or derived figure) -> how it is written
+RETRIEVAL_FORMATS: dict[str, Callable[[float], str]] = {
+    "recall_at_2": _share3, "recall_at_5": _share3, "sp_em_at_30": _share3,
+    "ms_per_question": lambda x: f"{x:,.1f}", "calls_per_question": lambda x: f"{x:.2f}",
+    "wall_s": lambda x: f"{x:,.0f}", "index_s_per_1000_passages": lambda x: f"{x:,.1f}"}
+
+
+def ordered_sources(sources) -> list[str]:
+    """``sources`` in :data:`SOURCE_ORDER`, any other after them by name."""
+    return sorted(dict.fromkeys(sources),
+                  key=lambda s: (SOURCE_ORDER.index(s) if s in SOURCE_ORDER else len(SOURCE_ORDER),
+                                 s))
+
+
+class SnippetError(ValueError):
+    """A results block that cannot be generated (its page and line are in the message)."""
+
+
+@dataclass
+class ResultsData:
+    """What the blocks read: each benchmark folder's answers and each measurement kind's
+    ``(name, table)`` list, as :func:`kgp_kedro.reporting.results.regenerate` loads them."""
+
+    answers: Mapping[str, pd.DataFrame]
+    measurements: Mapping[str, Sequence[tuple[str, pd.DataFrame]]]
+    _cache: dict = field(default_factory=dict)
+
+    def rows(self, folder: str, on: str | None = None) -> pd.DataFrame:
+        """``folder``'s answers; with ``on``, only the questions benchmark ``on`` answered."""
+        answers = self.answers[folder]
+        if on is None:
+            return answers
+        if on not in self.answers:
+            raise SnippetError(f"on={on}: no benchmark folder {on!r} ({', '.join(self.answers)})")
+        asked = self.answers[on][["source", "question_id"]].astype(str).drop_duplicates()
+        keyed = answers.astype({"question_id": str})
+        return keyed.merge(asked, on=["source", "question_id"])
+
+    def table(self, folder: str, on: str | None) -> pd.DataFrame:
+        """Table 1's figures (as ``tables.md`` computes them), one row per method."""
+        key = ("table", folder, on)
+        if key not in self._cache:
+            rows = self.rows(folder, on)
+            self._cache[key] = comparison_table(
+                summarise_scores(rows), intervals=score_intervals(rows)).set_index("method")
+        return self._cache[key]
+
+    def diffs(self, folder: str, baseline: str, metric: str, on: str | None) -> pd.DataFrame:
+        key = ("diffs", folder, baseline, metric, on)
+        if key not in self._cache:
+            self._cache[key] = paired_differences(self.rows(folder, on), baseline,
+                                                  metric).set_index(["source", "method"])
+        return self._cache[key]
+
+
+def _list(args: Mapping[str, str], key: str) -> list[str]:
+    return [v for v in _need(args, key).split(",") if v]
+
+
+def _need(args: Mapping[str, str], key: str) -> str:
+    if key not in args:
+        raise SnippetError(f"needs {key}=…")
+    return args[key]
+
+
+def _means(rows: pd.DataFrame, method: str, metric: str) -> dict[str, float]:
+    if metric not in ANSWER_FORMATS:
+        raise SnippetError(f"metric={metric}: not one of {', '.join(ANSWER_FORMATS)}")
+    part = rows[rows["method"] == method]
+    if part.empty:
+        raise SnippetError(f"method={method}: no rows (methods: "
+                           f"{', '.join(dict.fromkeys(rows['method']))})")
+    means = part.groupby("source")[metric].mean()
+    scale = 100 if metric in PERCENT else 1
+    return {s: scale * means[s] for s in ordered_sources(means.index)}
+
+
+def _per_source(values: Mapping[str, float], fmt: Callable[[float], str]) -> str:
+    return " / ".join("–" if pd.isna(v) else fmt(v) for v in values.values())
+
+
+def _value(data: ResultsData, folder: str, args: Mapping[str, str]) -> str:
+    """``method=M [metric=f1] [on=FOLDER]``: M's mean per source, ``a / b / c``."""
+    metric = args.get("metric", "f1")
+    return _per_source(_means(data.rows(folder, args.get("on")), _need(args, "method"), metric),
+                       ANSWER_FORMATS[metric])
+
+
+def _scores(data: ResultsData, folder: str, args: Mapping[str, str]) -> str:
+    """``methods=A,B [metric=f1] [on=FOLDER]``: each method's name and its means."""
+    metric = args.get("metric", "f1")
+    rows = data.rows(folder, args.get("on"))
+    return ", ".join(f"`{m}` {_per_source(_means(rows, m, metric), ANSWER_FORMATS[metric])}"
+                     for m in _list(args, "methods"))
+
+
+def _range(data: ResultsData, folder: str, args: Mapping[str, str]) -> str:
+    """``method=M [metric=f1]``: the lowest and highest of M's per-source means."""
+    metric = args.get("metric", "f1")
+    values = list(_means(data.rows(folder, args.get("on")), _need(args, "method"),
+                         metric).values())
+    fmt = ANSWER_FORMATS[metric]
+    low, high = fmt(min(values)), fmt(max(values))
+    return low if low == high else f"{low}–{high}"
+
+
+def _diff(data: ResultsData, folder: str, args: Mapping[str, str]) -> str:
+    """``method=M baseline=B [metric=f1] [on=FOLDER]``: per source, M minus B over the
+    questions both answered with its paired 95 % interval (as ``tables.md``)."""
+    method, baseline = _need(args, "method"), _need(args, "baseline")
+    metric = args.get("metric", "f1")
+    diffs = data.diffs(folder, baseline, metric, args.get("on"))
+    # percent metrics in points, one decimal; fractions (context_sp_recall) with two
+    scale, decimals = (100, 1) if metric in PERCENT else (1, 2)
+    cells = []
+    for source in ordered_sources(s for s, m in diffs.index if m == method):
+        x = diffs.loc[(source, method)]
+        low, high = scale * x["low"], scale * x["high"]
+        cell = (f"{SOURCE_LABELS.get(source, source)} {_signed(scale * x['diff'], decimals)} "
+                f"[{_signed(low, decimals)}, {_signed(high, decimals)}]")
+        cells.append(cell + (", no difference measured" if low <= 0 <= high else ""))
+    if not cells:
+        raise SnippetError(f"no paired rows of {method} and {baseline}")
+    return "; ".join(cells)
+
+
+def _of_golden(data: ResultsData, folder: str, args: Mapping[str, str]) -> str:
+    """``method=M [on=FOLDER]``: M's F1 as a share of Golden's, per source (Table 1's
+    ``F1 / Golden F1``)."""
+    table = data.table(folder, args.get("on"))
+    method = _need(args, "method")
+    if method not in table.index:
+        raise SnippetError(f"method={method}: no rows")
+    columns = [c for c in table.columns if c.endswith("/f1_vs_golden")]
+    sources = ordered_sources(c.split("/")[0] for c in columns)
+    return " / ".join(_share(table.loc[method, f"{s}/f1_vs_golden"]) for s in sources)
+
+
+def _saving(data: ResultsData, folder: str, args: Mapping[str, str]) -> str:
+    """``method=M base=B [metric=prompt_tokens]``: how much less of ``metric`` M takes than B
+    on the questions both answered, lowest–highest over sources, in percent."""
+    metric = args.get("metric", "prompt_tokens")
+    rows = data.rows(folder, args.get("on"))
+    method, base = _need(args, "method"), _need(args, "base")
+    savings = []
+    for _, part in rows.groupby("source"):
+        wide = part.pivot_table(index="question_id", columns="method", values=metric).reindex(
+            columns=[method, base]).dropna()
+        if len(wide):
+            savings.append(100 * (1 - wide[method].mean() / wide[base].mean()))
+    if not savings:
+        raise SnippetError(f"no questions that both {method} and {base} answered")
+    low, high = f"{min(savings):.0f}", f"{max(savings):.0f}"
+    return f"{low} %" if low == high else f"{low}–{high} %"
+
+
+def _questions(data: ResultsData, folder: str, args: Mapping[str, str]) -> str:
+    """``[method=M]``: the questions a source M was read on (every method's most without M);
+    one number when every source has the same."""
+    rows = data.rows(folder, args.get("on"))
+    if "method" in args:
+        rows = rows[rows["method"] == args["method"]]
+    counts = rows.groupby(["source", "method"])["question_id"].nunique().groupby("source").max()
+    values = [str(int(counts[s])) for s in ordered_sources(counts.index)]
+    return values[0] if len(set(values)) == 1 else " / ".join(values)
+
+
+ANSWER_SNIPPETS: dict[str, Callable[[ResultsData, str, Mapping[str, str]], str]] = {
+    "value": _value, "scores": _scores, "range": _range, "diff": _diff,
+    "of_golden": _of_golden, "saving": _saving, "questions": _questions}
+
+
+def retrieval_figures(table: pd.DataFrame) -> pd.DataFrame:
+    """A retrieval measurement with its derived figure ``index_s_per_1000_passages`` (the
+    index-time seconds over the passages indexed, NaN where the run did not record them)."""
+    return table.assign(index_s_per_1000_passages=1000 * table["index_s"] / table["passages"])
+
+
+def _measurement_values(data: ResultsData, kind: str, name: str, method: str,
+                        metric: str) -> dict[str, float]:
+    tables = dict(data.measurements[kind])
+    if name not in tables:
+        raise SnippetError(f"measurement={name}: not in results/{kind} ({', '.join(tables)})")
+    if metric not in RETRIEVAL_FORMATS:
+        raise SnippetError(f"metric={metric}: not one of {', '.join(RETRIEVAL_FORMATS)}")
+    part = retrieval_figures(tables[name])
+    part = part[part["method"] == method].set_index("source")
+    if part.empty:
+        raise SnippetError(f"method={method}: not measured in {name}")
+    return {s: float(part.loc[s, metric]) for s in ordered_sources(part.index)}
+
+
+def _retrieval_value(data: ResultsData, kind: str, args: Mapping[str, str]) -> str:
+    """``measurement=NAME method=M metric=COLUMN``: M's figure per source in NAME."""
+    metric = _need(args, "metric")
+    return _per_source(_measurement_values(data, kind, _need(args, "measurement"),
+                                           _need(args, "method"), metric),
+                       RETRIEVAL_FORMATS[metric])
+
+
+RETRIEVAL_LABELS = {"recall_at_2": "doc R@2", "recall_at_5": "doc R@5",
+                    "sp_em_at_30": "SP-EM@30", "ms_per_question": "ms / question",
+                    "calls_per_question": "model calls / question", "wall_s": "wall s",
+                    "index_s_per_1000_passages": "index s / 1,000 passages"}
+
+
+def _retrieval_table(data: ResultsData, kind: str, args: Mapping[str, str]) -> str:
+    """``methods=A,B metric=COLUMN[,COLUMN…] [bold=M]``: a table, a row per method (per method
+    and figure with several) and a column per measurement, ``a / b / c`` per source."""
+    metrics, bold = _list(args, "metric"), args.get("bold")
+    names = [name for name, _ in data.measurements[kind]]
+    lines = ["| method | " + " | ".join(names) + " |", "| --- |" + " --- |" * len(names)]
+    for method in _list(args, "methods"):
+        for metric in metrics:
+            cells = [_per_source(_measurement_values(data, kind, n, method, metric),
+                                 RETRIEVAL_FORMATS[metric]) for n in names]
+            if method == bold:
+                cells = [f"**{c}**" for c in cells]
+            label = f"`{method}`" + (f" {RETRIEVAL_LABELS[metric]}" if len(metrics) > 1 else "")
+            lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n\n" + "\n".join(lines) + "\n\n"
+
+
+def _retrieval_margin(data: ResultsData, kind: str, args: Mapping[str, str]) -> str:
+    """``method=M over=A,B metric=COLUMN``: M minus the better of A and B, lowest–highest over
+    every source of every measurement."""
+    metric, method = _need(args, "metric"), _need(args, "method")
+    margins = []
+    for name, _ in data.measurements[kind]:
+        mine = _measurement_values(data, kind, name, method, metric)
+        others = [_measurement_values(data, kind, name, o, metric) for o in _list(args, "over")]
+        margins += [mine[s] - max(o[s] for o in others) for s in mine]
+    fmt = RETRIEVAL_FORMATS[metric]
+    return f"{fmt(min(margins))}–{fmt(max(margins))}".replace("-", "−")
+
+
+RETRIEVAL_SNIPPETS: dict[str, Callable[[ResultsData, str, Mapping[str, str]], str]] = {
+    "value": _retrieval_value, "table": _retrieval_table, "margin": _retrieval_margin}
+
+
+def render_snippet(data: ResultsData, spec: str) -> str:
+    """The text of the block ``<!-- results:SPEC -->`` (SPEC: ``FOLDER/SNIPPET key=value …``)."""
+    head, *pairs = spec.split()
+    folder, _, name = head.partition("/")
+    args = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise SnippetError(f"{pair!r}: not key=value")
+        args[key] = value
+    if folder in data.answers:
+        snippets, what = ANSWER_SNIPPETS, "a benchmark's"
+    elif folder in data.measurements:
+        snippets, what = RETRIEVAL_SNIPPETS, f"results/{folder}'s"
+    else:
+        raise SnippetError(f"results/{folder}: no benchmark (answers.csv) or measurement "
+                           f"folder of that name")
+    if name not in snippets:
+        raise SnippetError(f"{name!r} is not one of {what} snippets ({', '.join(snippets)})")
+    return snippets[name](data, folder, args)
+
+
+def render_page(text: str, data: ResultsData, page: Path | str) -> str:
+    """``text`` with every results block's TEXT generated; an unclosed block or one that cannot
+    be generated raises :class:`SnippetError` naming ``page`` and its line."""
+    def fill(match: re.Match) -> str:
+        if match["code"]:
+            return match[0]
+        line = text.count("\n", 0, match.start()) + 1
+        try:
+            body = render_snippet(data, match["spec"])
+            line_start = text.rfind("\n", 0, match.start()) + 1
+            if not body.startswith("\n") and match.start() == line_start:
+                # CommonMark: an HTML comment opening a line ends the paragraph before it
+                raise SnippetError("opens its line: put the words before it on the same line")
+        except SnippetError as err:
+            raise SnippetError(f"{page}:{line}: <!-- results:{match['spec']} -->: {err}") from None
+        return f"{OPENING}{match['spec']} -->{body}<!-- /results -->"
+
+    prose = CODE.sub("", text)
+    opened, closed = prose.count(OPENING), len(BLOCK.findall(prose))
+    if opened != closed:
+        raise SnippetError(f"{page}: {opened} results blocks opened, {closed} closed by "
+                           f"<!-- /results -->")
+    return BLOCK_OR_CODE.sub(fill, text)
+
+
+def _section(text: str, heading: str) -> str:
+    """The text under the markdown heading ``heading`` up to the next heading of its level or
+    above (empty when there is no such heading)."""
+    match = re.search(rf"^(#+) {re.escape(heading)}\s*$", text, re.M)
+    if not match:
+        return ""
+    level = len(match[1])
+    end = re.compile(rf"^#{{1,{level}}} ", re.M).search(text, match.end())
+    return text[match.end():end.start() if end else len(text)]
+
+
+def unquoted_figures(text: str, sections: Sequence[str] = ()) -> list[str]:
+    """The decimal figures of ``text`` outside results blocks, in each paragraph that holds a
+    block and in the sections headed ``sections``, each with the start of its line."""
+    found = []
+    text = BLOCK.sub("<block>", text)
+    paragraphs = [p for p in re.split(r"\n\s*\n", text) if "<block>" in p]
+    for heading in sections:
+        paragraphs += re.split(r"\n\s*\n", _section(text, heading))
+    for paragraph in dict.fromkeys(paragraphs):
+        for line in paragraph.splitlines():
+            found += [f"{figure} in: {line.strip()[:80]}"
+                      for figure in FIGURE.findall(PAPER_QUOTE.sub("", line))]
+    return found
+
+
+def pages(repository: Path) -> list[Path]:
+    """The pages that may hold results blocks: ``README.md`` and ``docs/**/*.md``."""
+    found = [repository / "README.md", *sorted((repository / "docs").rglob("*.md"))]
+    return [p for p in found if p.is_file()]
