@@ -13,21 +13,27 @@ import numpy as np
 import pandas as pd
 
 
-def _vectors(column: pd.Series) -> bool:
-    """A column of float arrays (an embedding per row)."""
-    return (column.dtype == object and len(column) > 0
-            and all(isinstance(v, np.ndarray) and v.dtype.kind == "f" for v in column))
+def _float_rows(column: pd.Series) -> bool:
+    """A column whose rows are sequences of floats (an embedding, a list of mention scores
+    with NaN for "none"), of any lengths."""
+    if column.dtype != object or len(column) == 0:
+        return False
+    rows = [np.asarray(v) if isinstance(v, (list, tuple, np.ndarray)) else None for v in column]
+    return (all(r is not None and r.ndim == 1 for r in rows)
+            and any(len(r) for r in rows)
+            and all(r.dtype.kind == "f" for r in rows if len(r)))
 
 
 def float_columns(table: pd.DataFrame) -> list[str]:
     return [c for c in table.columns
-            if pd.api.types.is_float_dtype(table[c]) or _vectors(table[c])]
+            if pd.api.types.is_float_dtype(table[c]) or _float_rows(table[c])]
 
 
 def assert_same_table(actual: pd.DataFrame, expected: pd.DataFrame, name: str, rtol: float,
                       atol: float) -> None:
-    """``actual`` equals ``expected``: columns, index and every non-float value exactly, float
-    columns (and columns of float vectors) within ``rtol`` / ``atol``, their dtypes exactly."""
+    """``actual`` equals ``expected``: columns, index and every non-float value exactly; float
+    columns, and columns of float sequences (each row's length exactly), within ``rtol`` /
+    ``atol``, NaN where NaN, their dtypes exactly."""
     assert list(actual.columns) == list(expected.columns), name
     floats = float_columns(expected)
     pd.testing.assert_frame_equal(actual.drop(columns=floats), expected.drop(columns=floats),
@@ -35,9 +41,12 @@ def assert_same_table(actual: pd.DataFrame, expected: pd.DataFrame, name: str, r
     for column in floats:
         got, want = actual[column], expected[column]
         assert got.dtype == want.dtype, f"{name}.{column}: {got.dtype} != {want.dtype}"
-        if _vectors(want):
-            assert _vectors(got), f"{name}.{column}: not a column of float vectors"
-            assert [v.dtype for v in got] == [v.dtype for v in want], f"{name}.{column}"
-            got, want = np.stack(got.to_numpy()), np.stack(want.to_numpy())
+        if _float_rows(want):   # each row's length exactly, then every value
+            assert _float_rows(got), f"{name}.{column}: not a column of float sequences"
+            assert [len(v) for v in got] == [len(v) for v in want], f"{name}.{column}: lengths"
+            assert {np.asarray(v).dtype for v in got if len(v)} == {
+                np.asarray(v).dtype for v in want if len(v)}, f"{name}.{column}: dtypes"
+            got, want = (np.concatenate([np.asarray(v, dtype=float) for v in rows])
+                         for rows in (got, want))
         np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=rtol, atol=atol,
                                    err_msg=f"{name}.{column}")
