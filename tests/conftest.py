@@ -1,6 +1,7 @@
 """Shared fixtures: the bundled real samples."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pandas as pd
@@ -14,6 +15,37 @@ RAW = ROOT / "data" / "01_raw"
 HOTPOT = RAW / "hotpotqa" / "hotpot_dev_distractor_v1_sample300.json"
 MUSIQUE = RAW / "musique" / "musique_ans_v1.0_dev_sample181.jsonl"
 TWOWIKI = RAW / "2wikimultihopqa" / "dev_sample103.json"
+# the MiniLM encoder's dtype for the whole suite (the ``encoder`` fixture, every test project's
+# ``embed.encoders.minilm.dtype``, ``tests.pipelines.test_wiring.base_parameters``):
+# KGP_TEST_ENCODER_DTYPE=float32 runs the suite as a CPU without native bf16 runs it under
+# ``auto``, =bfloat16 as one with it (emulated, and slower, where the CPU lacks it); unset: auto.
+# Modules that need one dtype for their own point pin it themselves.
+ENCODER_DTYPE = os.environ.get("KGP_TEST_ENCODER_DTYPE", "auto")
+
+
+def pytest_configure(config):
+    """A bad KGP_TEST_ENCODER_DTYPE stops the session before any test, naming the variable."""
+    from kgp_kedro.models.encoders import resolve_dtype
+
+    try:
+        resolve_dtype(ENCODER_DTYPE, "cpu")
+    except ValueError as exc:
+        raise pytest.UsageError(f"KGP_TEST_ENCODER_DTYPE: {exc}") from None
+
+
+def pytest_report_header(config):
+    """The encoder's dtype on this machine, at the top of the session's output."""
+    from kgp_kedro.models.encoders import cpu_supports_bf16, resolve_dtype
+
+    return (f"encoder dtype: {resolve_dtype(ENCODER_DTYPE, 'cpu')} (KGP_TEST_ENCODER_DTYPE="
+            f"{ENCODER_DTYPE}; native bf16 on this CPU: {cpu_supports_bf16()})")
+
+
+def encoder_parameters() -> dict:
+    """The parameters that give a project's MiniLM the suite's dtype (empty under ``auto``)."""
+    if ENCODER_DTYPE == "auto":
+        return {}
+    return {"embed": {"encoders": {"minilm": {"dtype": ENCODER_DTYPE}}}}
 
 
 def load(dataset: str, path: Path, limit: int | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -46,11 +78,12 @@ def hotpot_passages(hotpot):
 
 @pytest.fixture(scope="session")
 def encoder():
-    """The offline MiniLM on CPU with the default dtype (modules that need float32 override it)."""
+    """The offline MiniLM on CPU in the suite's dtype (``ENCODER_DTYPE``; modules that need
+    float32 override it)."""
     from kgp_kedro.config.sections import EncoderParams
     from kgp_kedro.models import load_encoder
 
-    return load_encoder(EncoderParams(device="cpu"))
+    return load_encoder(EncoderParams(device="cpu", dtype=ENCODER_DTYPE))
 
 
 @pytest.fixture(scope="session")

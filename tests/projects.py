@@ -14,7 +14,7 @@ import yaml
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
-from tests.conftest import MODEL_CACHE, ROOT
+from tests.conftest import MODEL_CACHE, ROOT, encoder_parameters
 
 N_QUESTIONS = 4
 QA_PER_SOURCE = 1  # questions per source the reader LLM answers
@@ -101,7 +101,9 @@ def make_project(target: Path, local_parameters: dict | None = None,
                  feature_cache: Path | None = None) -> Path:
     """Copy the project's configuration, bundled data and notebooks into ``target``;
     ``feature_cache``: a folder the copy's feature caches (embeddings, entity mentions, facts,
-    all under ``data/04_feature/cache`` by default) link to, shared by the session's copies."""
+    all under ``data/04_feature/cache`` by default) link to, shared by the session's copies.
+    The copy's MiniLM runs in the suite's dtype (``tests.conftest.ENCODER_DTYPE``) unless
+    ``local_parameters`` has an ``embed`` block of its own."""
     os.environ.setdefault("KEDRO_DISABLE_TELEMETRY", "1")
     shutil.copy(ROOT / "pyproject.toml", target / "pyproject.toml")
     shutil.copytree(ROOT / "conf", target / "conf",
@@ -110,6 +112,7 @@ def make_project(target: Path, local_parameters: dict | None = None,
     shutil.copytree(ROOT / "data" / "01_raw", target / "data" / "01_raw")
     shutil.copytree(ROOT / "notebooks", target / "notebooks")
     (target / "src").mkdir()  # the package itself is installed; Kedro wants the folder
+    local_parameters = {**encoder_parameters(), **(local_parameters or {})}
     if local_parameters:
         (target / "conf" / "local" / "parameters.yml").write_text(yaml.safe_dump(local_parameters))
     if feature_cache is not None:

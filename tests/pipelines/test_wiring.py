@@ -25,14 +25,18 @@ from kgp_kedro.graphs import BUILDERS, Edges, Graph, GraphBuilder, Nodes
 from kgp_kedro.pipeline_registry import build_pipelines
 from kgp_kedro.pipelines.in_memory import run_in_memory
 from kgp_kedro.retrievers import RETRIEVERS, Retriever, Visit
-from tests.conftest import ROOT
+from tests.conftest import ENCODER_DTYPE, ROOT
 from tests.projects import make_project, run_pipeline
 
 
 def base_parameters() -> dict:
+    """conf/base's parameters, the MiniLM encoder in the suite's dtype
+    (``tests.conftest.ENCODER_DTYPE``)."""
     raw: dict = {}
     for path in sorted((ROOT / "conf" / "base").glob("parameters_*.yml")):
         raw.update(yaml.safe_load(path.read_text()))
+    if ENCODER_DTYPE != "auto":
+        raw["embed"]["encoders"]["minilm"]["dtype"] = ENCODER_DTYPE
     return raw
 
 
