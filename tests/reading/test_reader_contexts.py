@@ -69,6 +69,11 @@ def test_a_passage_budget_keeps_whole_contexts_while_their_distinct_passages_fit
     assert one["n_contexts"] == 1 and list(one["context_ids"]) == [seed]
 
 
+def _client(server):
+    return LLMClient(OpenAIBackend("m", base_url=server.base_url, api_key="k"), None,
+                     max_tokens=8)
+
+
 def _two_documents(questions, passages):
     """A question's two supporting documents, each with two passages, ranked out of document
     order: doc B's second passage first, then doc A's second, then B's first, then A's first."""
@@ -86,10 +91,8 @@ def test_titled_contexts_put_each_passage_after_its_documents_title(hotpot_passa
     questions, passages = hotpot_passages
     qa, retrieved, own, (a0, a1, b0, b1) = _two_documents(questions, passages)
     with FakeOpenAIServer(reply=lambda prompt: "x") as server:
-        client = LLMClient(OpenAIBackend("m", base_url=server.base_url, api_key="k"), None,
-                           max_tokens=8)
-        answer = read_answers(qa, retrieved, passages, client, "dpr", "numbered", 16, None,
-                              context_form="titled").iloc[0]
+        answer = read_answers(qa, retrieved, passages, _client(server), "dpr", "numbered", 16,
+                              None, context_form="titled").iloc[0]
         prompt = server.requests[-1]["messages"][-1]["content"]
     assert f"1: {own.at[b1, 'title']}: {own.at[b1, 'text']}\n\n" in prompt
     assert f"4: {own.at[a0, 'title']}: {own.at[a0, 'text']}\n\n" in prompt
@@ -100,8 +103,7 @@ def test_document_contexts_group_passages_under_one_title_in_document_order(hotp
     questions, passages = hotpot_passages
     qa, retrieved, own, (a0, a1, b0, b1) = _two_documents(questions, passages)
     with FakeOpenAIServer(reply=lambda prompt: "x") as server:
-        client = LLMClient(OpenAIBackend("m", base_url=server.base_url, api_key="k"), None,
-                           max_tokens=8)
+        client = _client(server)
         # a paths-style method reads documents as Listing 3 too
         answer = read_answers(qa, retrieved, passages, client, "kgp", "paths", 16, None,
                               context_form="documents").iloc[0]
