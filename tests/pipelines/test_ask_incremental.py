@@ -15,6 +15,7 @@ from tests.config.test_parameters import _ask_env
 from tests.conftest import HOTPOT
 from tests.pipelines.test_incremental_build import _folder
 from tests.reliability.corrupt import first_records
+from tests.tables import assert_same_table
 
 RETRIEVED = ("retrieved_kgp", "retrieved_bm25")
 
@@ -40,12 +41,14 @@ def _ask(folder, caches, question: str) -> dict[str, pd.DataFrame]:
 
 
 def _assert_same(warm: dict, scratch: dict) -> None:
+    """Every table the same: ids, texts, edges and ranks exactly; floats (vectors, weights,
+    scores) within rtol 1e-5 / atol 1e-6, since an fp32 vector follows PyTorch's thread count
+    in its last bits (the promise of tests/tables.py)."""
     assert warm.keys() == scratch.keys()
     for name, table in warm.items():
         assert isinstance(table, pd.DataFrame), name
-        pd.testing.assert_frame_equal(table.reset_index(drop=True),
-                                      scratch[name].reset_index(drop=True), check_exact=True,
-                                      obj=name)
+        assert_same_table(table.reset_index(drop=True), scratch[name].reset_index(drop=True),
+                          name, rtol=1e-5, atol=1e-6)
 
 
 def _mentions(tables: dict, needles: list[str]) -> list[str]:
