@@ -35,6 +35,11 @@ def _overlap(side: str, question_words: set[str]) -> float:
     return len(words & question_words) / len(words) if words else 1.0
 
 
+def _bare(text: str) -> str:
+    """``text`` without trailing sentence punctuation and surrounding quotes."""
+    return text.strip().rstrip(".!").strip().strip("\"'“”").strip()
+
+
 def _named_prefix(words: list[str], question: str) -> str | None:
     """The longest run of ``words``' first words (not all of them) that the question holds
     verbatim and that has a content word: the option a choice question's answer names before
@@ -69,8 +74,8 @@ def short_answer(answer: str, question: str) -> str:
         return polar.group(1).lower()
     text = _LEAD.sub("", text).strip()
     words = text.split()
-    if text.rstrip(".!").strip("\"'“”").lower() in question.lower():
-        return text.rstrip(".!").strip("\"'“”").strip()   # a name the question holds, whole
+    if _bare(text).lower() in question.lower():
+        return _bare(text)   # a name the question holds, whole
     if " or " in question.lower() and len(words) >= 2 and (
             option := _named_prefix(words, question)):
         return option
@@ -82,7 +87,7 @@ def short_answer(answer: str, question: str) -> str:
             question_words = _content_words(question)
             text = (predicate if _overlap(predicate, question_words)
                     < _overlap(subject, question_words) else subject)
-    return text.rstrip(".!").strip().strip("\"'“”").strip()
+    return _bare(text)
 
 
 def final_answer(reply: str, question: str, form: str = "line") -> str:

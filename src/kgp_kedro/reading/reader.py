@@ -62,11 +62,10 @@ def document_contexts(contexts: list[tuple[tuple[str, ...], str]], passages: pd.
                       ) -> list[tuple[tuple[str, ...], str]]:
     """``read.context_form: documents``: the distinct passages of the ranked ``contexts``
     grouped by their document, one context a document (``Title: text text …``, its passages
-    in document order), the documents in the rank order of their best passage. The ids stay
+    in document order), the documents in the rank order of their best passage (``passages``: one
+    row a passage, indexed by ``passage_id``). The ids stay
     the passages', so citations, ``context_sp_recall`` and the cut bookkeeping still resolve."""
     ids = list(dict.fromkeys(p for pids, _ in contexts for p in pids))
-    if passages.index.name != "passage_id":   # one row a passage (a document may be in many
-        passages = passages.drop_duplicates("passage_id").set_index("passage_id")  # collections)
     rows = passages.loc[ids, ["doc_id", "title", "text", "order"]]
     out = []
     for _, doc in rows.groupby("doc_id", sort=False):
