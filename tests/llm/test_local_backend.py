@@ -2,12 +2,13 @@
 model answers a bundled HotpotQA question from its supporting passages."""
 import hashlib
 
+import numpy as np
 import pytest
 
 from kgp_kedro.evaluation.qa_metrics import f1_score
 from kgp_kedro.llm import PACKAGED_MODELS, resolve_gguf
 from kgp_kedro.llm.packaged import PackagedModel
-from kgp_kedro.reading import parse_answer
+from kgp_kedro.reading import parse_answer, qa_prompt
 from tests.conftest import MODEL_CACHE
 
 DEFAULT = "qwen2.5-coder-0.5b-instruct-q4_k_m"
@@ -51,3 +52,45 @@ def test_local_model_answers_a_bundled_question_from_its_supporting_passages(loc
     # deterministic: temperature 0 and a fixed seed give the same reply again
     assert local_llm.complete(messages).text == reply.text
     assert local_llm.count_tokens("Mikael Åkerfeldt") > 1
+
+
+def _last_logits(backend, messages, fresh: bool):
+    """The logits after the prompt of ``messages`` as the backend evaluates it (its system turn
+    kept or evaluated, then the rest), from an empty KV cache when ``fresh``."""
+    if fresh:
+        backend.llm.reset()
+    backend._keep_system_turn(messages)
+    system_turn = backend._system_turn(messages)
+    prompt = backend.llm.tokenize(backend._templates[0](messages=messages).prompt.encode(),
+                                  add_bos=False, special=True)
+    backend.llm.eval(prompt[len(system_turn):])
+    return np.ctypeslib.as_array(backend.llm._ctx.get_logits(),
+                                 shape=(backend.llm.n_vocab(),)).copy()
+
+
+def test_a_shared_system_turn_is_evaluated_once_and_changes_no_logit(local_llm, golden_reading,
+                                                                     hotpot, monkeypatch):
+    backend = local_llm.backend
+    _, first = golden_reading
+    questions, documents = hotpot
+    other = questions.iloc[3]
+    passages = documents[documents["collection_id"] == other.collection_id]["text"].head(4)
+    second = [first[0], {"role": "user", "content": qa_prompt(other.question, list(passages))}]
+    system_turn = backend._system_turn(second)
+    assert len(system_turn) > 20 and system_turn == backend._system_turn(first)
+    fresh = _last_logits(backend, second, fresh=True)
+    _last_logits(backend, first, fresh=True)
+    evaluated = []
+    monkeypatch.setattr(backend.llm, "eval", lambda tokens, real=backend.llm.eval: (
+        evaluated.append(len(tokens)), real(tokens))[1])
+    warm = _last_logits(backend, second, fresh=False)
+    # the system turn came from the cache: only the rest of the prompt was evaluated
+    assert evaluated == [len(backend.llm.input_ids[:backend.llm.n_tokens]) - len(system_turn)]
+    assert np.array_equal(fresh, warm)
+    monkeypatch.undo()
+    # and a reply does not depend on what was asked before
+    after_first = backend.chat(second, 0.0, 32, 0)[0]
+    backend.llm.reset()
+    assert backend.chat(second, 0.0, 32, 0)[0] == after_first
+    # a prompt without a system message is evaluated from scratch, as one batch
+    assert backend._system_turn(second[1:]) == []

@@ -12,6 +12,7 @@ import math
 import os
 import random
 import time
+from itertools import takewhile
 from typing import Any
 
 from kgp_kedro.llm.packaged import resolve_gguf
@@ -133,14 +134,56 @@ class LocalBackend:
         # evaluates prompts on every core, which collapses on a shared machine)
         self.llm = llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads,
                                    n_threads_batch=n_threads, n_gpu_layers=-1 if gpu else 0, seed=seed, verbose=False)
+        self._templates = self._chat_templates()
         logger.info("Loaded local LLM %s (%s, n_ctx=%d, %s)", self.model, path, n_ctx,
                     "GPU" if gpu else "CPU")
 
+    def _chat_templates(self) -> tuple[Any, Any] | None:
+        """The model's own chat template as llama-cpp-python renders it (with and without the
+        assistant's opening), or None when the prompt is formatted otherwise."""
+        template = self.llm.metadata.get("tokenizer.chat_template")
+        if not template or self.llm.chat_format != "chat_template.default":
+            return None
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+        special = [self.llm.detokenize([token], special=True).decode("utf-8", "replace")
+                   if token != -1 else "" for token in (self.llm.token_eos(), self.llm.token_bos())]
+        return tuple(Jinja2ChatFormatter(template, *special, add_generation_prompt=opening)
+                     for opening in (True, False))
+
+    def _system_turn(self, messages: Messages) -> list[int]:
+        """The tokens of the leading system messages' turn when the prompt's tokens begin with
+        them (and go on), else []."""
+        head = list(takewhile(lambda message: message["role"] == "system", messages))
+        if self._templates is None or not head or len(head) == len(messages):
+            return []
+        prompt, prefix = (self.llm.tokenize(render(messages=chunk).prompt.encode("utf-8"),
+                                            add_bos=False, special=True)
+                          for render, chunk in zip(self._templates, (messages, head)))
+        return prefix if len(prompt) > len(prefix) and prompt[:len(prefix)] == prefix else []
+
+    def _keep_system_turn(self, messages: Messages) -> None:
+        """Leave exactly the system turn's tokens in the KV cache, evaluated on their own. A
+        prompt is then always evaluated as two batches, [system turn][the rest], whether its
+        system turn was already cached or not: the same logits either way, and a system
+        message shared by many prompts (the demonstrations) is evaluated once. A prompt with
+        no system turn is evaluated from scratch, as one batch."""
+        prefix = self._system_turn(messages)
+        cached = self.llm.n_tokens >= len(prefix) and (
+            self.llm.input_ids[:len(prefix)].tolist() == prefix)
+        if prefix and cached:
+            self.llm.n_tokens = len(prefix)  # generate() drops the KV cells after it
+            return
+        self.llm.reset()
+        if prefix:
+            self.llm.eval(prefix)
+
     def chat(self, messages: Messages, temperature: float, max_tokens: int,
              seed: int | None) -> tuple[str, int, int]:
-        # evaluate every prompt from scratch: reusing the previous prompt's KV cache changes
-        # the batch split, and with it the logits' last bits and sometimes a greedy token
-        self.llm.reset()
+        # never reuse more of the previous prompt than its system turn: a longer shared prefix
+        # would move the batch split, and with it the logits' last bits and sometimes a greedy
+        # token
+        self._keep_system_turn(messages)
         response = self.llm.create_chat_completion(
             messages=messages, temperature=temperature, max_tokens=max_tokens, seed=seed)
         usage = response.get("usage") or {}
