@@ -24,8 +24,8 @@ retrieve node's per-question latency (batched methods: the batch's time over its
 collections' index-time work, e.g. the entity walk's graph, is not in it: ``wall s`` is the
 method's whole run, collections and graphs included). Index s is the method's index-time work
 (:func:`index_seconds`: encoding the passages when it reads their vectors, the KG build when it
-walks the KG stage's graph, and its own run less its per-question time), recorded with the
-passages indexed, so the tables give it per 1,000 passages beside ms per question (it holds
+walks the KG stage's graph, and its own run less its per-question time; every feature cache
+off, so it is a build from scratch), recorded with the passages indexed, so the tables give it per 1,000 passages beside ms per question (it holds
 loading the encoder and the NER model once a source: on a few questions that dominates). The CPU
 model and the load average are printed before and after each source.
 """
@@ -88,11 +88,27 @@ def run_timed(chain: str, raw, steps: list[list[str]]) -> tuple[dict, list[float
     return data, seconds
 
 
+def without_feature_caches(raw: dict) -> dict:
+    """A copy of the parameters with the index-time caches off (every ``cache_dir`` under
+    ``passages``, ``embed``, ``kg`` and ``retrieve``: sentence splits, vectors, the linker's
+    mentions, built graphs), so index time is a build from scratch, not a read of what an
+    earlier run left in ``data/``."""
+    def off(block):
+        if isinstance(block, dict):
+            return {k: None if k == "cache_dir" else off(v) for k, v in block.items()}
+        return [off(v) for v in block] if isinstance(block, list) else block
+
+    one = copy.deepcopy(raw)
+    one.update({section: off(one[section]) for section in ("passages", "embed", "kg", "retrieve")
+                if section in one})
+    return one
+
+
 def prepare_source(raw, params, source: dict, pooled: bool, needs_graph: bool) -> dict:
     """Questions, passages, embeddings and (when needed) the KG of one source, from the
     project's chains run in memory, with the seconds the encoding (``encode_s``) and the KG
     build (``graph_s``) took: index-time work of the methods that read them."""
-    one = copy.deepcopy(raw)
+    one = without_feature_caches(raw)
     one["ingest"]["sources"] = [source]
     encoder = params.retrieve.embeddings
     embeddings = f"passage_embeddings_{encoder}"
