@@ -157,7 +157,7 @@ benchmark: $(BENCH_STAMP)
 # version folders older runs saved (each dataset's newest version kept): make prune KEEP=5
 KEEP ?= 3
 prune: $(BASE_STAMP)
-	$(BIN)/python -m kgp_kedro.run_pruning --keep $(KEEP)
+	$(BIN)/python -m kgp_kedro.runs.pruning --keep $(KEEP)
 
 clean:
 	rm -rf $(VENV)

@@ -1,7 +1,7 @@
 """Data-parallel map over a Dask cluster when one is active, else a plain loop.
 
 The heavy per-item work (reading files, encoding passage chunks, entity linking, one
-collection's KG) goes through :func:`map`. Under :class:`kgp_kedro.runner.DaskRunner`, or in a
+collection's KG) goes through :func:`map`. Under :class:`kgp_kedro.runs.runner.DaskRunner`, or in a
 notebook holding a ``distributed.Client``, the items are spread over the cluster's workers;
 otherwise (``kedro run``'s default runner, tests, scripts) they run one after the other in this
 process. The result is the same list either way: ``fn`` sees the same items, in chunks that

@@ -233,7 +233,7 @@ class PipelinesParams(Params):
 
 
 class DaskParams(Params):
-    # the cluster of `kedro run --runner kgp_kedro.runner.DaskRunner` (docs/scale.md): a
+    # the cluster of `kedro run --runner kgp_kedro.runs.runner.DaskRunner` (docs/scale.md): a
     # scheduler address (tcp://host:8786); null: the DASK_SCHEDULER_ADDRESS environment
     # variable, else a local cluster started for the run
     address: str | None = None

@@ -38,7 +38,7 @@ from kgp_kedro.reporting.retrieval_results import (RETRIEVAL_COLUMNS, RETRIEVAL_
                                                    render_retrieval_tables)
 from kgp_kedro.reporting.snippets import ResultsData, render_page
 from kgp_kedro.reporting.snippets import pages as results_pages
-from kgp_kedro.run_integrity import parameters_digest
+from kgp_kedro.runs.integrity import parameters_digest
 
 logger = logging.getLogger(__name__)
 

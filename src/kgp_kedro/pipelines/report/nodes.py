@@ -14,7 +14,7 @@ from kgp_kedro.config import validate
 from kgp_kedro.config.project import parse_method
 from kgp_kedro.config.sections import LLMParams, ReportParams
 from kgp_kedro.reporting.results import ANSWER_BLOCKS, record_answers
-from kgp_kedro.run_integrity import git_commit
+from kgp_kedro.runs.integrity import git_commit
 
 logger = logging.getLogger(__name__)
 

@@ -2,7 +2,7 @@
 
 Adapted from the runner of Kedro's "Dask" deployment guide to Kedro 1.x's runner API:
 
-- ``kedro run --runner kgp_kedro.runner.DaskRunner`` needs no custom ``cli.py``: the cluster
+- ``kedro run --runner kgp_kedro.runs.runner.DaskRunner`` needs no custom ``cli.py``: the cluster
   is chosen when the run starts, from the ``dask`` parameters (``--params dask.address=...``),
   else the ``DASK_SCHEDULER_ADDRESS`` environment variable (Dask's ``scheduler-address``
   setting), else a ``distributed.LocalCluster`` started for the run and closed after it

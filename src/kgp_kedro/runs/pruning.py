@@ -1,6 +1,6 @@
 """Version pruning: keep the last ``keep`` complete runs of the manifest
-(``data/.runs/complete.jsonl``, :mod:`kgp_kedro.run_integrity`) and delete the version folders
-older runs saved (``make prune KEEP=N``, or ``python -m kgp_kedro.run_pruning --keep N``).
+(``data/.runs/complete.jsonl``, :mod:`kgp_kedro.runs.integrity`) and delete the version folders
+older runs saved (``make prune KEEP=N``, or ``python -m kgp_kedro.runs.pruning --keep N``).
 
 A dataset's newest complete version is always kept, even when the run that saved it is older
 than the last ``keep`` (a run of one stage does not save the others' outputs: pruning never
@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from kgp_kedro.atomic import write_atomic
-from kgp_kedro.run_integrity import (COMPLETE_FILE, RUNNING_DIR, complete_runs, runs_dir,
+from kgp_kedro.runs.integrity import (COMPLETE_FILE, RUNNING_DIR, complete_runs, runs_dir,
                                      sweep_incomplete_runs)
 
 logger = logging.getLogger(__name__)
@@ -75,7 +75,7 @@ def prune_runs(project_path: str | os.PathLike, keep: int,
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m kgp_kedro.run_pruning",
+    parser = argparse.ArgumentParser(prog="python -m kgp_kedro.runs.pruning",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--keep", type=int, default=3, help="complete runs to keep (default 3)")
     parser.add_argument("--project", default=".", help="the Kedro project (default: .)")
