@@ -15,7 +15,7 @@ import numpy as np
 
 from kgp_kedro.config.base import Params
 from kgp_kedro.corpus.collection import Collection
-from kgp_kedro.registry import Registry
+from kgp_kedro.plumbing.registry import Registry
 from kgp_kedro.retrievers.base import Requirements, Resources
 from kgp_kedro.search.tfidf import text_similarity
 

@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 
 from kgp_kedro.corpus.schema import PASSAGE_COLUMNS
-from kgp_kedro.progress import track
+from kgp_kedro.plumbing.progress import track
 
 logger = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from kgp_kedro.registry import Registry
+from kgp_kedro.plumbing.registry import Registry
 from kgp_kedro.search.lexical import Bm25Index
 from kgp_kedro.search.ranking import top_k
 

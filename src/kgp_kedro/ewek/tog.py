@@ -34,7 +34,7 @@ import numpy as np
 
 from kgp_kedro.evaluation.qa_metrics import normalize_answer
 from kgp_kedro.graphs.model import Graph
-from kgp_kedro.registry import Registry
+from kgp_kedro.plumbing.registry import Registry
 
 logger = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ import time
 from typing import Any
 
 from kgp_kedro.llm.packaged import resolve_gguf
-from kgp_kedro.registry import Registry
+from kgp_kedro.plumbing.registry import Registry
 
 logger = logging.getLogger(__name__)
 

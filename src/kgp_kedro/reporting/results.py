@@ -29,7 +29,7 @@ from typing import Any
 
 import pandas as pd
 
-from kgp_kedro.atomic import write_atomic
+from kgp_kedro.plumbing.atomic import write_atomic
 from kgp_kedro.evaluation.qa_scores import SCORE_COLUMNS, summarise_scores
 from kgp_kedro.reporting.qa_tables import comparison_table, paired_differences, score_intervals
 from kgp_kedro.reporting.kg_quality_results import KG_QUALITY_COLUMNS, render_kg_quality_tables

@@ -10,7 +10,7 @@ import pandas as pd
 from kgp_kedro.corpus.collection import Collection
 from kgp_kedro.graphs.build import GraphTables, attach
 from kgp_kedro.models.embeddings import EmbeddingLookup
-from kgp_kedro.progress import Progress
+from kgp_kedro.plumbing.progress import Progress
 from kgp_kedro.retrievers.base import Resources, Retriever, SkippedMethod
 
 logger = logging.getLogger(__name__)

@@ -20,7 +20,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from kgp_kedro.atomic import write_atomic
+from kgp_kedro.plumbing.atomic import write_atomic
 from kgp_kedro.runs.integrity import (COMPLETE_FILE, RUNNING_DIR, complete_runs, runs_dir,
                                      sweep_incomplete_runs)
 

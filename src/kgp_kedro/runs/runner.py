@@ -17,7 +17,7 @@ Adapted from the runner of Kedro's "Dask" deployment guide to Kedro 1.x's runner
   data back in this process, as under the sequential runner; the outputs Kedro's runtime
   pattern creates stay on the workers.
 - Nodes whose inputs are ready run at the same time, on different workers; inside a node,
-  :func:`kgp_kedro.parallel.map` spreads its heavy per-item work over the same cluster.
+  :func:`kgp_kedro.plumbing.parallel.map` spreads its heavy per-item work over the same cluster.
 
 Pipeline hooks (run integrity, parameter validation) run in this process; the project's node
 and dataset hooks run on the worker that runs the node (it has none), the plugins' not at all.
@@ -123,7 +123,7 @@ class DaskRunner(AbstractRunner):
     def _run_with(self, client: Any, *args: Any) -> dict[str, Any]:
         self._client = client
         try:
-            with client.as_current():   # kgp_kedro.parallel.map in this process uses it too
+            with client.as_current():   # kgp_kedro.plumbing.parallel.map in this process uses it too
                 return super().run(*args)
         finally:
             self._client = None

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kgp_kedro.corpus.readers.rows import Rows
-from kgp_kedro.registry import Registry
+from kgp_kedro.plumbing.registry import Registry
 
 
 class DatasetReader:

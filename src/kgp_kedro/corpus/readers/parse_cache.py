@@ -18,7 +18,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from kgp_kedro import parallel
+from kgp_kedro.plumbing import parallel
 from kgp_kedro.corpus.readers.formats import FileReadError, read_file
 from kgp_kedro.corpus.readers.formats.base import Block, FileContent, PageProblem
 from kgp_kedro.models.cache import cached_map, file_sha256, open_cache, package_version
@@ -57,7 +57,7 @@ def read_files(paths: list[Path], cache_dir: str | None,
     """Each file of ``paths`` read by the reader of its type, or the error it gave; from the
     cache in ``cache_dir`` where its content was parsed before (``None``: no cache). The files
     missing from it are parsed one task each, spread over a Dask cluster's workers when one is
-    active (:func:`kgp_kedro.parallel.map`)."""
+    active (:func:`kgp_kedro.plumbing.parallel.map`)."""
     by_hash = {}
     hashes = []
     for path in paths:

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
-from kgp_kedro.registry import Registry
+from kgp_kedro.plumbing.registry import Registry
 
 BLOCK_KINDS = ("text", "heading", "table")
 

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from contextlib import contextmanager, nullcontext
 from typing import Any, TypeVar
 
-from kgp_kedro.progress import INTERVAL_SECONDS, Progress
+from kgp_kedro.plumbing.progress import INTERVAL_SECONDS, Progress
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -66,7 +66,7 @@ def map(fn: Callable[..., R], items: Iterable[T], *shared: Any, desc: str = "ite
 
     ``shared`` objects (a builder with its features, an encoder's parameters) are sent to the
     cluster once, not once per item. Progress (done / total, rate, time left) is logged
-    every ``interval`` seconds under ``desc`` (:class:`~kgp_kedro.progress.Progress`), or
+    every ``interval`` seconds under ``desc`` (:class:`~kgp_kedro.plumbing.progress.Progress`), or
     counted on the caller's ``progress`` (a longer loop that calls this in rounds) instead.
     An item that raises raises here, with the item's own exception."""
     items = list(items)
