@@ -111,7 +111,7 @@ def make_folder(folder: Path, n: int) -> list[Path]:
 
 
 def parameters(args, work: Path) -> dict:
-    from kgp_kedro.config.project import complete_parameters
+    from kgp_kedro.pipelines.parameter_tree import complete_parameters
     from kgp_kedro.pipelines.parameters import project_parameters
 
     raw = copy.deepcopy(project_parameters())

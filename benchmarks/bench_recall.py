@@ -212,7 +212,7 @@ def main() -> None:
         import torch
 
         torch.set_num_threads(args.threads)
-    from kgp_kedro.config.project import validate_parameters
+    from kgp_kedro.pipelines.parameter_tree import validate_parameters
     from kgp_kedro.pipelines.parameters import project_parameters
 
     raw = project_parameters()

@@ -208,7 +208,7 @@ def _norm(text: str) -> str:
 
 
 def measure(out: Path, top: int, use_llm: bool) -> None:
-    from kgp_kedro.config.project import parse_variant
+    from kgp_kedro.pipelines.parameter_tree import parse_variant
     from kgp_kedro.corpus import split_passages
     from kgp_kedro.corpus.readers import read_source_with_skipped
     from kgp_kedro.corpus.readers.formats import read_file

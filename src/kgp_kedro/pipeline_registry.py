@@ -49,7 +49,7 @@ def register_pipelines() -> dict[str, Pipeline]:
 
 def build_pipelines(raw_params) -> dict[str, Pipeline]:
     """The pipelines shaped by a given parameter tree (validated first), outside a session."""
-    from kgp_kedro.config.project import validate_parameters
+    from kgp_kedro.pipelines.parameter_tree import validate_parameters
 
     return _compose(validate_parameters(raw_params))
 

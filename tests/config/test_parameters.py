@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from kgp_kedro.config import ParameterError
-from kgp_kedro.config.project import parse_method, parse_variant, validate_parameters
+from kgp_kedro.pipelines.parameter_tree import parse_method, parse_variant, validate_parameters
 from kgp_kedro.config.sections import EncoderParams
 from kgp_kedro.retrievers import Requirements
 from tests.conftest import ROOT

@@ -1,6 +1,6 @@
 """The fixed parameter blocks, one model per ``parameters_<stage>.yml`` block. Defaults are the
 papers' values (KGP §8.1-8.2 unless noted). The blocks whose shape depends on a registered
-algorithm (``kg.variants``, ``retrieve.methods``) are parsed in :mod:`kgp_kedro.config.project`.
+algorithm (``kg.variants``, ``retrieve.methods``) are parsed in :mod:`kgp_kedro.pipelines.parameter_tree`.
 """
 from __future__ import annotations
 

@@ -55,7 +55,7 @@ def raw_source_catalog(parameters: Mapping[str, Any]) -> dict[str, dict[str, Any
     """Catalog entries (as in ``catalog.yml``) of the raw dataset of every ``ingest.sources``
     entry of a parameter tree; none without ``ingest``."""
     from kgp_kedro.config import validate
-    from kgp_kedro.config.project import with_ask_folder
+    from kgp_kedro.pipelines.parameter_tree import with_ask_folder
     from kgp_kedro.config.sections import IngestParams
 
     parameters = with_ask_folder(parameters)

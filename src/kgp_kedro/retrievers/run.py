@@ -105,7 +105,7 @@ def retrieve_all(questions: pd.DataFrame, passages: pd.DataFrame, method, budget
                  setting: str | None = None, embeddings: EmbeddingLookup | None = None,
                  ann: dict | None = None, scope: str = "per_question",
                  label: str | None = None) -> pd.DataFrame:
-    """``retrieved_<method>`` of a configured :class:`~kgp_kedro.config.project.Method` (an
+    """``retrieved_<method>`` of a configured :class:`~kgp_kedro.pipelines.parameter_tree.Method` (an
     empty table, with a warning, when the method cannot run here). ``encoder`` and ``llm`` are
     loaded models, handed only to methods that require them."""
     name = label or method.name

@@ -1,6 +1,6 @@
 """Print the project's parameters with every default filled in, validated:
 
-    python -m kgp_kedro.config            # conf/base + conf/local (or KEDRO_ENV)
+    python -m kgp_kedro.pipelines         # conf/base + conf/local (or KEDRO_ENV)
 
 Every key printed can be overridden in ``conf/<env>/parameters*.yml`` or with
 ``kedro run --params key=value``."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import yaml
 
-from kgp_kedro.config.project import complete_parameters
+from kgp_kedro.pipelines.parameter_tree import complete_parameters
 from kgp_kedro.pipelines.parameters import project_parameters
 
 
