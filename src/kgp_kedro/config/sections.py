@@ -1,14 +1,17 @@
 """The fixed parameter blocks, one model per ``parameters_<stage>.yml`` block. Defaults are the
 papers' values (KGP §8.1-8.2 unless noted). The blocks whose shape depends on a registered
-algorithm (``kg.variants``, ``retrieve.methods``) are parsed in :mod:`kgp_kedro.pipelines.parameter_tree`.
+algorithm (``kg.variants``, ``retrieve.methods``) are parsed in
+:mod:`kgp_kedro.pipelines.parameter_tree`, beside the registries.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, model_validator
 
-from kgp_kedro.config.base import Int, NonNegInt, Params, PosInt
+from kgp_kedro.config.base import Int, NonNegInt, ParameterError, Params, PosInt
 from kgp_kedro.prompts.ask import ANALYST_INSTRUCTION
 
 
@@ -239,6 +242,31 @@ class DaskParams(Params):
     address: str | None = None
     n_workers: PosInt | None = None    # the local cluster's worker processes (null: Dask's choice)
     threads_per_worker: PosInt = 1     # the local cluster's threads per worker
+
+
+def with_ask_folder(raw: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``raw`` with ``ask.folder``, when set, as its one ingest source: a documents folder whose
+    questions are ``ask.questions`` (a file) or ``ask.question`` (one question), else its own
+    ``questions.jsonl``. A folder or questions file that does not exist, or both questions
+    keys, are errors naming the ``ask`` key."""
+    ask = raw.get("ask") or {}
+    folder, file, one = ask.get("folder"), ask.get("questions"), ask.get("question")
+    if folder is None:
+        if file is not None or one is not None:
+            raise ParameterError("ask.folder", "missing: the folder of documents the questions "
+                                 "are asked over (--params ask.folder=<dir>)")
+        return raw
+    if not Path(str(folder)).is_dir():
+        raise ParameterError("ask.folder", f"not a folder: {folder}")
+    if file is not None and one is not None:
+        raise ParameterError("ask.question", "give ask.questions (a file) or ask.question "
+                             "(one question), not both")
+    if file is not None and not Path(str(file)).is_file():
+        raise ParameterError("ask.questions", f"no such file: {file}")
+    source: dict[str, Any] = {"dataset": "documents", "path": str(folder)}
+    if file is not None or one is not None:
+        source["questions"] = str(file) if file is not None else [str(one)]
+    return {**raw, "ingest": {**(raw.get("ingest") or {}), "sources": [source]}}
 
 
 def plain(params: Params) -> dict[str, Any]:

@@ -55,8 +55,7 @@ def raw_source_catalog(parameters: Mapping[str, Any]) -> dict[str, dict[str, Any
     """Catalog entries (as in ``catalog.yml``) of the raw dataset of every ``ingest.sources``
     entry of a parameter tree; none without ``ingest``."""
     from kgp_kedro.config import validate
-    from kgp_kedro.pipelines.parameter_tree import with_ask_folder
-    from kgp_kedro.config.sections import IngestParams
+    from kgp_kedro.config.sections import IngestParams, with_ask_folder
 
     parameters = with_ask_folder(parameters)
     if not parameters.get("ingest"):

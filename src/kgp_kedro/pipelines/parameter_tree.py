@@ -182,37 +182,10 @@ def _known(values: list[str], allowed: Mapping[str, Any] | list[str], key: str, 
                                  f"(configured: {', '.join(allowed)})")
 
 
-def with_ask_folder(raw: Mapping[str, Any]) -> Mapping[str, Any]:
-    """``raw`` with ``ask.folder``, when set, as its one ingest source: a documents folder whose
-    questions are ``ask.questions`` (a file) or ``ask.question`` (one question), else its own
-    ``questions.jsonl``. A folder or questions file that does not exist, or both questions
-    keys, are errors naming the ``ask`` key."""
-    from pathlib import Path
-
-    ask = raw.get("ask") or {}
-    folder, file, one = ask.get("folder"), ask.get("questions"), ask.get("question")
-    if folder is None:
-        if file is not None or one is not None:
-            raise ParameterError("ask.folder", "missing: the folder of documents the questions "
-                                 "are asked over (--params ask.folder=<dir>)")
-        return raw
-    if not Path(str(folder)).is_dir():
-        raise ParameterError("ask.folder", f"not a folder: {folder}")
-    if file is not None and one is not None:
-        raise ParameterError("ask.question", "give ask.questions (a file) or ask.question "
-                             "(one question), not both")
-    if file is not None and not Path(str(file)).is_file():
-        raise ParameterError("ask.questions", f"no such file: {file}")
-    source: dict[str, Any] = {"dataset": "documents", "path": str(folder)}
-    if file is not None or one is not None:
-        source["questions"] = str(file) if file is not None else [str(one)]
-    return {**raw, "ingest": {**(raw.get("ingest") or {}), "sources": [source]}}
-
-
 def validate_parameters(raw: Mapping[str, Any]) -> Parameters:
     """Validate a whole parameter tree (as Kedro's config loader returns it; ``ask.folder``
-    replaces ``ingest.sources``: :func:`with_ask_folder`)."""
-    raw = with_ask_folder(raw)
+    replaces ``ingest.sources``: :func:`~kgp_kedro.config.sections.with_ask_folder`)."""
+    raw = s.with_ask_folder(raw)
     unknown = sorted(set(raw) - set(SECTIONS))
     if unknown:
         raise ParameterError(unknown[0], f"unknown parameter block; the blocks are "
@@ -310,7 +283,7 @@ def _graph_setting(ref: GraphRef, variants: dict[str, Variant], needed: bool) ->
 def complete_parameters(raw: Mapping[str, Any]) -> dict[str, Any]:
     """``raw`` with every default filled in (the models' values), so that every key a node may
     read as ``params:<key>`` exists although the YAML only overrides. Validates first."""
-    raw = with_ask_folder(raw)
+    raw = s.with_ask_folder(raw)
     params = validate_parameters(raw)
     tree: dict[str, Any] = {name: validate(model, raw.get(name), name).model_dump(mode="json")
                             for name, model in SECTIONS.items() if name in raw or name != "ingest"}
