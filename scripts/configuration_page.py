@@ -117,7 +117,7 @@ def base_parameters() -> dict:
 
 
 def render() -> str:
-    from kgp_kedro.agents import AGENTS
+    from kgp_kedro.retrievers.agents import AGENTS
     from kgp_kedro.pipelines.parameter_tree import SECTIONS, complete_parameters
     from kgp_kedro.graphs.builders import BUILDERS
     from kgp_kedro.retrievers import RETRIEVERS

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import yaml
 
-from kgp_kedro.agents import AGENTS, TraversalAgent
+from kgp_kedro.retrievers.agents import AGENTS, TraversalAgent
 from kgp_kedro.config import ParameterError, Params
 from kgp_kedro.config.base import NonNegInt, PosInt
 from kgp_kedro.pipelines.parameter_tree import validate_parameters

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from kgp_kedro.agents import AGENTS, TraversalAgent
+from kgp_kedro.retrievers.agents import AGENTS, TraversalAgent
 from kgp_kedro.config import ParameterError, Params
 from kgp_kedro.corpus.collection import Collection
 from kgp_kedro.corpus.readers import SKIPPED_COLUMNS

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from kgp_kedro.agents.base import AGENTS, ScoreRequest, TraversalAgent
+from kgp_kedro.retrievers.agents.base import AGENTS, ScoreRequest, TraversalAgent
 from kgp_kedro.config.base import Params, PosInt
 from kgp_kedro.config.sections import EncoderParams
 from kgp_kedro.corpus.collection import Collection

@@ -4,10 +4,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kgp_kedro.agents import AGENTS
-from kgp_kedro.agents.base import ScoreRequest
-from kgp_kedro.agents.encoder import EncoderAgent
-from kgp_kedro.agents.heuristic import RandomAgent, TfidfAgent
+from kgp_kedro.retrievers.agents import AGENTS
+from kgp_kedro.retrievers.agents.base import ScoreRequest
+from kgp_kedro.retrievers.agents.encoder import EncoderAgent
+from kgp_kedro.retrievers.agents.heuristic import RandomAgent, TfidfAgent
 from kgp_kedro.config.sections import EncoderParams
 from kgp_kedro.corpus.collection import Collection
 from kgp_kedro.models import load_encoder

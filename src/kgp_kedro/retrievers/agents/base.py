@@ -112,4 +112,4 @@ class GenerativeAgent(TraversalAgent):
                 for r, evidence in zip(requests, generated)]
 
 
-AGENTS: Registry[TraversalAgent] = Registry("traversal agent", "kgp_kedro.agents")
+AGENTS: Registry[TraversalAgent] = Registry("traversal agent", "kgp_kedro.retrievers.agents")

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from kgp_kedro.agents.base import AGENTS, ScoreRequest, TraversalAgent
+from kgp_kedro.retrievers.agents.base import AGENTS, ScoreRequest, TraversalAgent
 from kgp_kedro.corpus.collection import Collection
 from kgp_kedro.retrievers.base import Requirements, Resources
 from kgp_kedro.retrievers.entity_walk import EntityWalkOptions, PprScorer

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kgp_kedro.agents.base import ScoreRequest
+from kgp_kedro.retrievers.agents.base import ScoreRequest
 from kgp_kedro.prompts.kgp import NEXT_EVIDENCE_INSTRUCTION
-from kgp_kedro.agents.generative import ChatAgent, GeneratorAgent
+from kgp_kedro.retrievers.agents.generative import ChatAgent, GeneratorAgent
 from kgp_kedro.corpus.collection import Collection
 from kgp_kedro.llm import LLMClient
 from kgp_kedro.llm.backends import OpenAIBackend

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from kgp_kedro.agents.base import AGENTS, GenerativeAgent
+from kgp_kedro.retrievers.agents.base import AGENTS, GenerativeAgent
 from kgp_kedro.config.base import Params, PosInt
 from kgp_kedro.models.generators import PACKAGED_GENERATOR, load_generator
 from kgp_kedro.prompts.kgp import NEXT_EVIDENCE_INSTRUCTION, next_evidence_prompt
