@@ -26,7 +26,7 @@ from kgp_kedro.retrievers.base import RETRIEVERS, Requirements, Resources, Retri
 from kgp_kedro.retrievers.structural import Routing, route, structural_visits
 from kgp_kedro.retrievers.traversal import Step, Walk, drive, traverse_many, walk
 from kgp_kedro.search.ranking import top_k
-from kgp_kedro.search.seeding import SeedSource, dense_scores
+from kgp_kedro.retrievers.seeding import SeedSource, dense_scores
 from kgp_kedro.search.tfidf import TextCounts, TfidfIndex
 
 
