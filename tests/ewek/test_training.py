@@ -17,9 +17,10 @@ from kgp_kedro.ewek.quotes import collection_pages, paragraph_splitter
 from kgp_kedro.ewek.guard import guard_fires, mean_recall, recall_before_after
 from kgp_kedro.ewek.rerank import cross_scores, load_cross_encoder
 from kgp_kedro.ewek.summary import recall_at_k
-from kgp_kedro.ewek.training import (TrainingPairs, is_heldout, question_auc, question_pairs,
+from kgp_kedro.ewek.training import (TrainingPairs, question_auc, question_pairs,
                                      train_cross_encoder, training_pairs)
 from kgp_kedro.search.lexical import Bm25Index
+from kgp_kedro.training.examples import is_heldout
 
 TINY = TrainingParams(max_pairs=8, negatives_per_positive=1, batch_size=8, max_length=64,
                       device="cpu")

@@ -25,6 +25,7 @@ from kgp_kedro.ewek.params import RerankParams, SplitterParams, TrainingParams
 from kgp_kedro.ewek.quotes import collection_pages, paragraph_splitter
 from kgp_kedro.search.lexical import Bm25Index
 from kgp_kedro.search.ranking import top_k
+from kgp_kedro.training.examples import is_heldout
 
 logger = logging.getLogger(__name__)
 
@@ -59,12 +60,6 @@ def interleave_sources(questions: pd.DataFrame) -> list:
                  for _, part in questions.groupby("source", sort=False)]
     return [rows[i] for i in range(max(map(len, by_source), default=0))
             for rows in by_source if i < len(rows)]
-
-
-def is_heldout(position: int, share: float) -> bool:
-    """Whether the ``position``-th eligible question is held out: every question where the
-    running count ``floor(position * share)`` steps up, i.e. ``share`` of them, evenly spread."""
-    return math.floor((position + 1) * share) > math.floor(position * share)
 
 
 def question_pairs(question: str, pool, supporting: set[str], params: TrainingParams,
