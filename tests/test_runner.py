@@ -14,7 +14,7 @@ from kedro.pipeline import Pipeline, node
 
 from kgp_kedro.graphs.edge_table import EdgeTable
 from kgp_kedro.models.devices import torch_threads
-from kgp_kedro.pipeline_registry import build_pipelines
+from kgp_kedro.pipelines.chains import build_pipelines
 from kgp_kedro.pipelines.in_memory import run_in_memory
 from kgp_kedro.runs.runner import DaskRunner
 from tests.conftest import HOTPOT, MUSIQUE, TWOWIKI

@@ -230,7 +230,7 @@ class AskParams(Params):
 
 
 class PipelinesParams(Params):
-    # the chains ``kedro run`` runs with no --pipelines (pipeline_registry.CHAINS names them):
+    # the chains ``kedro run`` runs with no --pipelines (pipelines/chains.py: CHAINS names them):
     # everything but retrieval_quality, whose sweeps take long
     default: list[str] = Field(default_factory=lambda: ["kg_quality", "report"], min_length=1)
 
