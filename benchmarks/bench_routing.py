@@ -94,7 +94,7 @@ def benchmark_kg(folder: Path):
     from kgp_kedro.pipelines.parameter_tree import parse_variant
     from kgp_kedro.corpus import split_passages
     from kgp_kedro.corpus.collection import Collection
-    from kgp_kedro.corpus.readers import read_source
+    from kgp_kedro.corpus.sources import read_source
     from kgp_kedro.evaluation.structure import StructureIndex
     from kgp_kedro.graphs.build import build_variant
     from kgp_kedro.graphs.model import Graph

@@ -19,7 +19,7 @@ import yaml
 from kgp_kedro.retrievers.agents import AGENTS, TraversalAgent
 from kgp_kedro.config import ParameterError, Params
 from kgp_kedro.corpus.collection import Collection
-from kgp_kedro.corpus.readers import SKIPPED_COLUMNS
+from kgp_kedro.corpus.sources import SKIPPED_COLUMNS
 from kgp_kedro.corpus.schema import DOCUMENT_COLUMNS, QUESTION_COLUMNS
 from kgp_kedro.graphs import BUILDERS, Edges, Graph, GraphBuilder, Nodes
 from kgp_kedro.pipelines.chains import build_pipelines

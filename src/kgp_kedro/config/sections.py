@@ -17,14 +17,14 @@ from kgp_kedro.prompts.ask import ANALYST_INSTRUCTION
 
 
 def _registered_dataset(name: str) -> str:
-    from kgp_kedro.corpus.readers.base import DATASET_READERS
+    from kgp_kedro.corpus.sources.base import DATASET_READERS
 
     if name not in DATASET_READERS.names():
         raise ValueError(f"unknown dataset {name!r}; known: {', '.join(DATASET_READERS.names())}")
     return name
 
 
-# a dataset with a registered reader (kgp_kedro.corpus.readers.base.DATASET_READERS)
+# a dataset with a registered reader (kgp_kedro.corpus.sources.base.DATASET_READERS)
 Dataset = Annotated[str, AfterValidator(_registered_dataset)]
 
 

@@ -10,9 +10,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from kgp_kedro.corpus.readers.base import DATASET_READERS, DatasetReader
-from kgp_kedro.corpus.readers.records import _is, _Record, _records
-from kgp_kedro.corpus.readers.rows import Rows, _document_row, _question_row
+from kgp_kedro.corpus.sources.base import DATASET_READERS, DatasetReader
+from kgp_kedro.corpus.sources.records import _is, _Record, _records
+from kgp_kedro.corpus.sources.rows import Rows, _document_row, _question_row
 
 
 def _musique_paragraph(rec: _Record, position: int, par: Any) -> tuple[int, str, str, bool]:

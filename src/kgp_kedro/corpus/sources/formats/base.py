@@ -117,7 +117,7 @@ class FileReader(ABC):
         """The file's blocks; :class:`FileReadError` when the file cannot be read at all."""
 
 
-FILE_READERS: Registry[FileReader] = Registry("file reader", "kgp_kedro.corpus.readers.formats")
+FILE_READERS: Registry[FileReader] = Registry("file reader", "kgp_kedro.corpus.sources.formats")
 
 
 def supported_suffixes() -> tuple[str, ...]:

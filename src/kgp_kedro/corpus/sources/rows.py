@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kgp_kedro.corpus.readers.records import _Record
+from kgp_kedro.corpus.sources.records import _Record
 
 Rows = list[dict[str, Any]]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kgp_kedro.corpus.readers.formats.base import (FILE_READERS, Block, FileContent, FileReader,
+from kgp_kedro.corpus.sources.formats.base import (FILE_READERS, Block, FileContent, FileReader,
                                                    FileReadError, clean_rows, markdown_table)
 
 _HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")

@@ -29,7 +29,7 @@ UTF-8, typed record access, the ``limit`` check), :mod:`.rows` (question and doc
 :mod:`.sentence_datasets` (HotpotQA, 2Wiki), :mod:`.musique` and :mod:`.documents` (a
 folder of user documents, which stays inside itself); each dataset module lists the quirks
 of its format (``shared/data/README.md``) that it handles and registers its reader in
-:data:`~kgp_kedro.corpus.readers.base.DATASET_READERS` (:mod:`.base`: a new format is one
+:data:`~kgp_kedro.corpus.sources.base.DATASET_READERS` (:mod:`.base`: a new format is one
 module). :func:`read_source` finds the reader of a source's dataset and adds the checks made
 across a whole source.
 """
@@ -41,8 +41,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kgp_kedro.corpus.errors import DatasetFormatError, ParameterError
-from kgp_kedro.corpus.readers.base import DATASET_READERS, DatasetReader
-from kgp_kedro.corpus.readers.documents import (
+from kgp_kedro.corpus.sources.base import DATASET_READERS, DatasetReader
+from kgp_kedro.corpus.sources.documents import (
     DOCUMENT_SUFFIXES,
     QUESTIONS_FILE,
     SKIP_KINDS,
@@ -50,10 +50,10 @@ from kgp_kedro.corpus.readers.documents import (
     read_documents,
     scan_documents_folder,
 )
-from kgp_kedro.corpus.readers.musique import read_musique
-from kgp_kedro.corpus.readers.records import validate_limit
-from kgp_kedro.corpus.readers.rows import Rows
-from kgp_kedro.corpus.readers.sentence_datasets import (
+from kgp_kedro.corpus.sources.musique import read_musique
+from kgp_kedro.corpus.sources.records import validate_limit
+from kgp_kedro.corpus.sources.rows import Rows
+from kgp_kedro.corpus.sources.sentence_datasets import (
     join_sentences,
     read_2wikimultihopqa,
     read_hotpotqa,
@@ -105,7 +105,7 @@ def read_source_with_skipped(dataset: str, path: str | Path, source: str,
     and skipped files (only a ``documents`` folder skips files). ``param_key`` (e.g.
     ``ingest.sources[0]``) prefixes the key named by parameter errors; ``questions`` (a
     documents folder only) replaces the folder's ``questions.jsonl`` and ``parse_cache`` keeps
-    its files' parses (:func:`~kgp_kedro.corpus.readers.documents.read_documents`); a reader
+    its files' parses (:func:`~kgp_kedro.corpus.sources.documents.read_documents`); a reader
     that takes neither ignores them."""
     prefix = f"{param_key}." if param_key else ""
     try:

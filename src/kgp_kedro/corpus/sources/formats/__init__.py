@@ -6,7 +6,7 @@ the file's blocks in reading order (text, heading, table; a PDF block keeps its 
 position) and the pages it could not read. A file that cannot be read at all raises
 :class:`FileReadError`, naming the file and, where known, the page.
 """
-from kgp_kedro.corpus.readers.formats.base import (
+from kgp_kedro.corpus.sources.formats.base import (
     FILE_READERS,
     Block,
     FileContent,

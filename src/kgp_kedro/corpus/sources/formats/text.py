@@ -7,9 +7,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from kgp_kedro.corpus.readers.formats.base import (FILE_READERS, Block, FileContent, FileReader,
+from kgp_kedro.corpus.sources.formats.base import (FILE_READERS, Block, FileContent, FileReader,
                                                    clean_rows, markdown_table)
-from kgp_kedro.corpus.readers.records import _decode
+from kgp_kedro.corpus.sources.records import _decode
 
 _BLANK_LINE = re.compile(r"\n\s*\n")
 _HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.+?)\s*#*\s*$")

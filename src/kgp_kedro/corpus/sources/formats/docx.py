@@ -8,7 +8,7 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
-from kgp_kedro.corpus.readers.formats.base import (FILE_READERS, Block, FileContent, FileReader,
+from kgp_kedro.corpus.sources.formats.base import (FILE_READERS, Block, FileContent, FileReader,
                                                    FileReadError, clean_rows, markdown_table)
 
 _BREAK = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}br"

@@ -15,7 +15,7 @@ import logging
 import statistics
 from pathlib import Path
 
-from kgp_kedro.corpus.readers.formats.base import (FILE_READERS, Block, FileContent, FileReader,
+from kgp_kedro.corpus.sources.formats.base import (FILE_READERS, Block, FileContent, FileReader,
                                                    FileReadError, PageProblem, clean_rows,
                                                    markdown_table)
 

@@ -15,11 +15,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from kgp_kedro.corpus.readers.base import DATASET_READERS, DatasetReader
-from kgp_kedro.corpus.readers.records import _is, _Record, _records
-from kgp_kedro.corpus.readers.rows import Rows, _document_row, _question_row
+from kgp_kedro.corpus.sources.base import DATASET_READERS, DatasetReader
+from kgp_kedro.corpus.sources.records import _is, _Record, _records
+from kgp_kedro.corpus.sources.rows import Rows, _document_row, _question_row
 
-# the readers' one logger, named for the package: kgp_kedro.corpus.readers
+# the readers' one logger, named for the package: kgp_kedro.corpus.sources
 logger = logging.getLogger(__package__)
 
 

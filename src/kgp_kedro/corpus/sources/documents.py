@@ -1,7 +1,7 @@
 """A folder of user documents (PDF, DOCX, HTML, Markdown, text; recursively) and its
 ``questions.jsonl``.
 
-Each file is read by the reader of its extension (:mod:`kgp_kedro.corpus.readers.formats`):
+Each file is read by the reader of its extension (:mod:`kgp_kedro.corpus.sources.formats`):
 its text, and its blocks in reading order (paragraphs, headings, tables with their page and
 position) in the documents table's ``layout`` column, which the passages stage splits page by
 page. A folder stays inside itself: every path is resolved, and a symlink whose target lies
@@ -23,11 +23,11 @@ from collections import Counter
 from pathlib import Path, PurePosixPath
 
 from kgp_kedro.corpus.errors import DatasetFormatError
-from kgp_kedro.corpus.readers.base import DATASET_READERS, DatasetReader
-from kgp_kedro.corpus.readers.formats import FileReadError, supported_suffixes
-from kgp_kedro.corpus.readers.parse_cache import read_files
-from kgp_kedro.corpus.readers.records import _given_questions, _records
-from kgp_kedro.corpus.readers.rows import Rows, _document_row, _question_row
+from kgp_kedro.corpus.sources.base import DATASET_READERS, DatasetReader
+from kgp_kedro.corpus.sources.formats import FileReadError, supported_suffixes
+from kgp_kedro.corpus.sources.parse_cache import read_files
+from kgp_kedro.corpus.sources.records import _given_questions, _records
+from kgp_kedro.corpus.sources.rows import Rows, _document_row, _question_row
 
 logger = logging.getLogger(__name__)
 
@@ -139,7 +139,7 @@ def read_documents(path: Path, source: str, limit: int | None = None,
     texts, or a file anywhere (``.txt``: one question a line; ``.jsonl``/``.json``: records as
     above, ``id`` optional); a question without an id gets ``q<n>``, its position.
     ``parse_cache``: a folder where each file's parse is kept by its content's sha256
-    (:mod:`~kgp_kedro.corpus.readers.parse_cache`): an unchanged file is not parsed again.
+    (:mod:`~kgp_kedro.corpus.sources.parse_cache`): an unchanged file is not parsed again.
     """
     if not path.is_dir():
         raise DatasetFormatError(path, "folder", "expected a folder of documents")

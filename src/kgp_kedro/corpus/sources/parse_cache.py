@@ -2,8 +2,8 @@
 embeddings and mentions caches (:mod:`kgp_kedro.models.cache`): re-reading an unchanged folder
 parses no file, and a changed (or new) file is parsed alone.
 
-An entry is what the file's reader gave (:class:`~kgp_kedro.corpus.readers.formats.FileContent`
-as JSON), or the :class:`~kgp_kedro.corpus.readers.formats.FileReadError` reason when it could
+An entry is what the file's reader gave (:class:`~kgp_kedro.corpus.sources.formats.FileContent`
+as JSON), or the :class:`~kgp_kedro.corpus.sources.formats.FileReadError` reason when it could
 not be read (an unchanged unreadable file is not tried again). Its identity holds
 :data:`PARSE_FORMAT` and the versions of the extraction libraries, so a new pdfplumber,
 python-docx or BeautifulSoup (or a change of the readers, bumping :data:`PARSE_FORMAT`) parses
@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from kgp_kedro.plumbing import parallel
-from kgp_kedro.corpus.readers.formats import FileReadError, read_file
-from kgp_kedro.corpus.readers.formats.base import Block, FileContent, PageProblem
+from kgp_kedro.corpus.sources.formats import FileReadError, read_file
+from kgp_kedro.corpus.sources.formats.base import Block, FileContent, PageProblem
 from kgp_kedro.models.cache import cached_map, file_sha256, open_cache, package_version
 
 logger = logging.getLogger(__name__)

@@ -1,14 +1,14 @@
 """The dataset reader interface and its registry, keyed by ``ingest.sources[i].dataset``.
 
 A dataset format is one module with a :class:`DatasetReader` subclass registered with
-``@DATASET_READERS.register("<dataset>")``; :func:`kgp_kedro.corpus.readers.read_source`
+``@DATASET_READERS.register("<dataset>")``; :func:`kgp_kedro.corpus.sources.read_source`
 finds it by the source's ``dataset`` and adds the checks made across a whole source.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
-from kgp_kedro.corpus.readers.rows import Rows
+from kgp_kedro.corpus.sources.rows import Rows
 from kgp_kedro.plumbing.registry import Registry
 
 
@@ -33,4 +33,4 @@ class DatasetReader:
         return path / self.questions_file if self.questions_file else path
 
 
-DATASET_READERS: Registry[DatasetReader] = Registry("dataset", "kgp_kedro.corpus.readers")
+DATASET_READERS: Registry[DatasetReader] = Registry("dataset", "kgp_kedro.corpus.sources")
