@@ -87,8 +87,8 @@ class EncoderParams(Params):
     # on-disk vector cache keyed by (model files, dtype, normalisation, device type, library
     # versions; sha256 of the text): an unchanged re-run encodes nothing; null: no cache
     cache_dir: str | None = "data/04_feature/cache/embeddings"
-    # texts per encoding task: the unit spread over a Dask cluster's workers (kgp_kedro.plumbing.parallel);
-    # the same chunks with or without a cluster
+    # texts per encoding task: the unit spread over a Dask cluster's workers
+    # (kgp_kedro.plumbing.parallel); the same chunks with or without a cluster
     chunk_size: PosInt = 2048
 
 
