@@ -152,7 +152,9 @@ replay: $(LLM_STAMP) $(READER_STAMP)
 	$(BIN)/kedro run --env qa_benchmark --params "ingest.qa_questions_per_source=$(REPLAY_SMALL_READER_QUESTIONS),llm.store_only=true,$(SMALL_READER)"
 	$(BIN)/python -m kgp_kedro.reporting.results --check
 
+# lint-imports: the layers and the stages' independence (pyproject.toml's [tool.importlinter])
 test: $(TEST_STAMP)
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest
 
 # the docs site: regenerate the configuration reference, then build site/ (mkdocs serve to browse)
@@ -176,7 +178,7 @@ benchmark: $(BENCH_STAMP)
 # version folders older runs saved (each dataset's newest version kept): make prune KEEP=5
 KEEP ?= 3
 prune: $(BASE_STAMP)
-	$(BIN)/python -m kgp_kedro.run_pruning --keep $(KEEP)
+	$(BIN)/python -m kgp_kedro.runs.pruning --keep $(KEEP)
 
 clean:
 	rm -rf $(VENV)

@@ -21,9 +21,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from kgp_kedro.config.sections import EncoderParams, LLMParams  # noqa: E402
-from kgp_kedro.evaluation.qa_metrics import exact_match, f1_score  # noqa: E402
+from kgp_kedro.evaluation.qa_metrics import exact_match, f1_score, precision_recall  # noqa: E402
 from kgp_kedro.holmes import run as holmes  # noqa: E402
-from kgp_kedro.holmes.metrics import precision_recall  # noqa: E402
 from kgp_kedro.holmes.params import HolmesParams  # noqa: E402
 from kgp_kedro.holmes.schema import mine_auxiliary_schema  # noqa: E402
 from kgp_kedro.llm import make_llm  # noqa: E402

@@ -111,7 +111,7 @@ def make_folder(folder: Path, n: int) -> list[Path]:
 
 
 def parameters(args, work: Path) -> dict:
-    from kgp_kedro.config.project import complete_parameters
+    from kgp_kedro.pipelines.parameter_tree import complete_parameters
     from kgp_kedro.pipelines.parameters import project_parameters
 
     raw = copy.deepcopy(project_parameters())
@@ -140,7 +140,7 @@ def run_stages(raw: dict) -> dict[str, tuple[float, float]]:
     """Each stage's nodes run in order on the previous stages' outputs: ``stage -> (wall s,
     process-CPU s)`` (a model is loaded in the stage that first needs it), and
     ``_counts``: the passages and collections."""
-    from kgp_kedro.pipeline_registry import build_pipelines
+    from kgp_kedro.pipelines.chains import build_pipelines
     from kgp_kedro.pipelines.in_memory import run_in_memory
 
     chains = build_pipelines(raw)

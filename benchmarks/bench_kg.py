@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from kgp_kedro.config.project import validate_parameters
+from kgp_kedro.pipelines.parameter_tree import validate_parameters
 from kgp_kedro.corpus.collection import iter_collections
 from kgp_kedro.graphs.build import attach
 from kgp_kedro.models.embeddings import EmbeddingLookup

@@ -37,7 +37,7 @@ def main() -> None:
     os.chdir(ROOT)
     if args.env == "paper":
         os.environ["KEDRO_ENV"] = "paper"
-    from kgp_kedro.config.project import parse_method
+    from kgp_kedro.pipelines.parameter_tree import parse_method
     from kgp_kedro.pipelines.in_memory import run_chain
     from kgp_kedro.pipelines.parameters import project_parameters
     from kgp_kedro.retrievers import Resources

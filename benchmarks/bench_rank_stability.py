@@ -23,7 +23,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from kgp_kedro.config.project import parse_method
+from kgp_kedro.pipelines.parameter_tree import parse_method
 from kgp_kedro.config.sections import EncoderParams
 from kgp_kedro.corpus import build_collections, read_source, split_passages
 from kgp_kedro.models import load_encoder

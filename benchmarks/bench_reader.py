@@ -19,7 +19,7 @@ import copy
 
 import pandas as pd
 
-from kgp_kedro.config.project import validate_parameters
+from kgp_kedro.pipelines.parameter_tree import validate_parameters
 from kgp_kedro.evaluation.qa_scores import score_answers, summarise_scores
 from kgp_kedro.llm import PACKAGED_MODELS, LLMClient
 from kgp_kedro.llm.backends import LocalBackend

@@ -33,7 +33,7 @@ from pathlib import Path
 import pandas as pd
 from kedro.framework.startup import bootstrap_project
 
-from kgp_kedro.config.project import validate_parameters
+from kgp_kedro.pipelines.parameter_tree import validate_parameters
 from kgp_kedro.evaluation.qa_scores import score_answers
 from kgp_kedro.llm import make_llm
 from kgp_kedro.pipelines.in_memory import run_chain

@@ -72,7 +72,7 @@ def chosen_methods(params, names: list[str] | None) -> list[str]:
 def run_timed(chain: str, raw, steps: list[list[str]]) -> tuple[dict, list[float]]:
     """Run the project's chain ``chain`` in memory step by step, each step up to its outputs
     from what the earlier steps made: every dataset, and each step's seconds."""
-    from kgp_kedro.pipeline_registry import build_pipelines
+    from kgp_kedro.pipelines.chains import build_pipelines
     from kgp_kedro.pipelines.in_memory import run_in_memory
 
     pipeline = build_pipelines(raw)[chain]
@@ -228,7 +228,7 @@ def main() -> None:
         import torch
 
         torch.set_num_threads(args.threads)
-    from kgp_kedro.config.project import validate_parameters
+    from kgp_kedro.pipelines.parameter_tree import validate_parameters
     from kgp_kedro.pipelines.parameters import project_parameters
 
     raw = project_parameters()

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from kgp_kedro.config.project import validate_parameters
+from kgp_kedro.pipelines.parameter_tree import validate_parameters
 from kgp_kedro.llm import make_llm
 from kgp_kedro.models import load_encoder
 from kgp_kedro.pipelines.in_memory import kg_per_source

@@ -91,10 +91,10 @@ def load_questions(folder: Path, n_content: int, seed: int,
 def benchmark_kg(folder: Path):
     """The benchmark folder's passages, its TF-IDF KG with the structural layer (as a
     collection) and the page / table index of the hit rates."""
-    from kgp_kedro.config.project import parse_variant
+    from kgp_kedro.pipelines.parameter_tree import parse_variant
     from kgp_kedro.corpus import split_passages
     from kgp_kedro.corpus.collection import Collection
-    from kgp_kedro.corpus.readers import read_source
+    from kgp_kedro.corpus.sources import read_source
     from kgp_kedro.evaluation.structure import StructureIndex
     from kgp_kedro.graphs.build import build_variant
     from kgp_kedro.graphs.model import Graph

@@ -176,7 +176,7 @@ def stage(name: str, size: int, work: Path, n_questions: int, sizes: list[int],
         np.savez(work / f"knn_{size}.npz", src=edges.src, dst=edges.dst, weight=edges.weight)
         out["edges"] = len(edges)
     elif name == "entity":
-        from kgp_kedro.config.project import parse_variant
+        from kgp_kedro.pipelines.parameter_tree import parse_variant
         from kgp_kedro.corpus.collection import Collection
 
         variant = parse_variant("tagme", {"builder": "entity", "same_document": True, "linker": {
@@ -203,7 +203,7 @@ def traverse(pool, questions, size: int, work: Path, ann: dict) -> dict:
     neighbours each, a budget of 30) over the size's KNN graph, one question at a time: wall
     and process-CPU ms per question. Building the collection (its graph, its TF-IDF index) is
     index time, timed apart, as the retrieve stage does."""
-    from kgp_kedro.config.project import parse_method
+    from kgp_kedro.pipelines.parameter_tree import parse_method
     from kgp_kedro.graphs.build import GraphTables
     from kgp_kedro.graphs.model import Edges, Graph, Nodes
     from kgp_kedro.retrievers import Resources

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from kgp_kedro.config.project import parse_method, validate_parameters
+from kgp_kedro.pipelines.parameter_tree import parse_method, validate_parameters
 from kgp_kedro.evaluation.retrieval import score_retrieval
 from kgp_kedro.models import load_encoder
 from kgp_kedro.pipelines.in_memory import kg_per_source

@@ -208,10 +208,10 @@ def _norm(text: str) -> str:
 
 
 def measure(out: Path, top: int, use_llm: bool) -> None:
-    from kgp_kedro.config.project import parse_variant
+    from kgp_kedro.pipelines.parameter_tree import parse_variant
     from kgp_kedro.corpus import split_passages
-    from kgp_kedro.corpus.readers import read_source_with_skipped
-    from kgp_kedro.corpus.readers.formats import read_file
+    from kgp_kedro.corpus.sources import read_source_with_skipped
+    from kgp_kedro.corpus.sources.formats import read_file
     from kgp_kedro.evaluation.structure import StructureIndex
     from kgp_kedro.graphs.build import build_variant
     from kgp_kedro.graphs.model import Graph
@@ -332,7 +332,7 @@ def measure(out: Path, top: int, use_llm: bool) -> None:
 
 def real_pdfs(folder: Path) -> None:
     """Every PDF under ``folder`` read: pages, blocks, tables, problems or the named error."""
-    from kgp_kedro.corpus.readers.formats import FileReadError, read_file
+    from kgp_kedro.corpus.sources.formats import FileReadError, read_file
 
     counts: dict[str, int] = {}
     for path in sorted(folder.rglob("*.pdf")):

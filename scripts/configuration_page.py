@@ -4,7 +4,7 @@
     python scripts/configuration_page.py --check  # exit 1 when the committed page is stale
 
 The page holds every block of conf/base with every default filled in (what
-``python -m kgp_kedro.config`` prints for conf/base alone) and the options of every registered
+``python -m kgp_kedro.pipelines`` prints for conf/base alone) and the options of every registered
 KG builder, retrieval method and traversal agent, read from their ``Params`` models. It reads
 conf/base only (never conf/local), so the page is the same on every machine.
 """
@@ -31,7 +31,7 @@ builders', retrievers' and agents' `Params`), the paper's value unless noted; th
 under `conf/base/` only override. Below: every block of `conf/base` with every default filled
 in, then the options of every registered algorithm. Any key can be set in
 `conf/<env>/parameters*.yml` or with `kedro run --params key=value`; the whole tree is validated
-before any node runs, and an error names the key. `python -m kgp_kedro.config` prints the tree of
+before any node runs, and an error names the key. `python -m kgp_kedro.pipelines` prints the tree of
 the env you run (`KEDRO_ENV`, default `conf/local`).
 
 Parameters merge softly across envs: an env overrides single keys. Lists (`ingest.sources`,
@@ -117,8 +117,8 @@ def base_parameters() -> dict:
 
 
 def render() -> str:
-    from kgp_kedro.agents import AGENTS
-    from kgp_kedro.config.project import SECTIONS, complete_parameters
+    from kgp_kedro.retrievers.agents import AGENTS
+    from kgp_kedro.pipelines.parameter_tree import SECTIONS, complete_parameters
     from kgp_kedro.graphs.builders import BUILDERS
     from kgp_kedro.retrievers import RETRIEVERS
 

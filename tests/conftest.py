@@ -156,7 +156,7 @@ def notebook_run(project_run):
 def dask_client():
     """A real ``distributed.LocalCluster`` of 2 worker processes (1 thread each) and its client,
     not made the default: a test activates it with ``dask_client.as_current()`` (as
-    :class:`kgp_kedro.runner.DaskRunner` does), so the other tests keep the plain loop."""
+    :class:`kgp_kedro.runs.runner.DaskRunner` does), so the other tests keep the plain loop."""
     import distributed   # the test extra installs dask[distributed]
 
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,

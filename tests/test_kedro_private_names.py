@@ -11,7 +11,7 @@ The names and where they are used:
   :class:`kgp_kedro.hooks.ValidateParameters` to keep ``--pipelines`` across a reconfigure
   (Kedro has ``set_requested`` but no getter);
 - ``AbstractVersionedDataset._version`` / ``_filepath`` / ``_protocol``, read by
-  :mod:`kgp_kedro.run_integrity` for the version folders of a run;
+  :mod:`kgp_kedro.runs.integrity` for the version folders of a run;
 - ``HTMLDataset._get_save_path`` / ``_protocol`` / ``_fs`` / ``_fs_open_args_save`` /
   ``_save_args`` / ``_invalidate_cache``, used by :class:`kgp_kedro.datasets.figure.FigureDataset`;
   ``AbstractVersionedDataset.__init__(filepath, version, exists_function, glob_function)``,
@@ -22,7 +22,7 @@ The names and where they are used:
 - ``AbstractRunner._run(pipeline, catalog, hook_manager, run_id)`` and ``_get_executor``
   (implemented), ``_suggest_resume_scenario(pipeline, done_nodes, catalog)``, ``_logger`` and
   ``_is_async`` (used), and ``kedro.framework.hooks.manager._create_hook_manager`` /
-  ``_register_hooks(manager, hooks)`` (a worker's hook manager), by :class:`kgp_kedro.runner.DaskRunner`, as Kedro's Dask guide
+  ``_register_hooks(manager, hooks)`` (a worker's hook manager), by :class:`kgp_kedro.runs.runner.DaskRunner`, as Kedro's Dask guide
   does.
 """
 from __future__ import annotations

@@ -1,16 +1,16 @@
-"""kgp_kedro.memory: freed heap memory handed back to the system (the KNN build's growth)."""
+"""kgp_kedro.plumbing.memory: freed heap memory handed back to the system (the KNN build's growth)."""
 import subprocess
 import sys
 
 import pytest
 
-from kgp_kedro.memory import _malloc_trim
+from kgp_kedro.plumbing.memory import _malloc_trim
 
 # a fresh interpreter, so the heap is this script's alone: 100 MiB freed in the middle of the
 # heap (under a block still held) stays resident until the allocator is told to trim
 SCRIPT = """
 import os
-from kgp_kedro.memory import release_free_memory
+from kgp_kedro.plumbing.memory import release_free_memory
 def rss():
     return int(open("/proc/self/statm").read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 start = rss()

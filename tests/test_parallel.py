@@ -1,4 +1,4 @@
-"""kgp_kedro.parallel: the same results from a plain loop and from a real 2-process Dask
+"""kgp_kedro.plumbing.parallel: the same results from a plain loop and from a real 2-process Dask
 cluster, the work really done on the workers, an item's error raised as itself."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from kgp_kedro import parallel
+from kgp_kedro.plumbing import parallel
 
 
 def scaled(item: int, factor: int) -> tuple[int, int]:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import logging
 
-from kgp_kedro.progress import Progress, duration, track
+from kgp_kedro.plumbing.progress import Progress, duration, track
 
 
 class FakeClock:
@@ -39,6 +39,6 @@ def test_a_line_every_interval_with_rate_and_time_left(caplog):
 
 
 def test_a_short_loop_logs_nothing(caplog):
-    with caplog.at_level(logging.INFO, logger="kgp_kedro.progress"):
+    with caplog.at_level(logging.INFO, logger="kgp_kedro.plumbing.progress"):
         assert list(track(range(5), "short")) == [0, 1, 2, 3, 4]
     assert caplog.records == []

@@ -11,14 +11,14 @@ import numpy as np
 import pytest
 import yaml
 
-from kgp_kedro.agents import AGENTS, TraversalAgent
+from kgp_kedro.retrievers.agents import AGENTS, TraversalAgent
 from kgp_kedro.config import ParameterError, Params
 from kgp_kedro.config.base import NonNegInt, PosInt
-from kgp_kedro.config.project import validate_parameters
+from kgp_kedro.pipelines.parameter_tree import validate_parameters
 from kgp_kedro.corpus.collection import Collection, iter_collections
 from kgp_kedro.graphs import BUILDERS, Edges, Graph, GraphBuilder, Nodes
 from kgp_kedro.graphs.build import GraphTables, build_variant
-from kgp_kedro.registry import Registry
+from kgp_kedro.plumbing.registry import Registry
 from kgp_kedro.retrievers import RETRIEVERS, Resources, Retriever, Visit
 from kgp_kedro.retrievers.run import retrieve_all
 from kgp_kedro.search.tfidf import TfidfIndex

@@ -1,4 +1,4 @@
-"""kgp_kedro.runner.DaskRunner on a real 2-process LocalCluster: the ingest -> passages ->
+"""kgp_kedro.runs.runner.DaskRunner on a real 2-process LocalCluster: the ingest -> passages ->
 embed -> kg chain on real questions (2 of each bundled source, and a folder of PDF / DOCX /
 Markdown files and an unreadable PDF) gives the sequential runner's tables (every discrete value
 exactly, floats within ``tests.tables``' stated tolerance), the heavy nodes' work (file reading,
@@ -14,9 +14,9 @@ from kedro.pipeline import Pipeline, node
 
 from kgp_kedro.graphs.edge_table import EdgeTable
 from kgp_kedro.models.devices import torch_threads
-from kgp_kedro.pipeline_registry import build_pipelines
+from kgp_kedro.pipelines.chains import build_pipelines
 from kgp_kedro.pipelines.in_memory import run_in_memory
-from kgp_kedro.runner import DaskRunner
+from kgp_kedro.runs.runner import DaskRunner
 from tests.conftest import HOTPOT, MUSIQUE, TWOWIKI
 from tests.corpus.files import make_docx, make_pdf
 from tests.pipelines.test_wiring import base_parameters

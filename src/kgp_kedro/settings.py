@@ -4,7 +4,7 @@ https://docs.kedro.org/en/stable/configure/configuration_basics/#configuration""
 
 # Instantiated project hooks (executed in a Last-In-First-Out order).
 from kgp_kedro.hooks import CredentialsToEnvironment, RawSourcesExist, ValidateParameters
-from kgp_kedro.run_integrity import RunIntegrity  # a failed or killed run leaves no version
+from kgp_kedro.runs.integrity import RunIntegrity  # a failed or killed run leaves no version
 
 HOOKS = (RunIntegrity(), ValidateParameters(), CredentialsToEnvironment(), RawSourcesExist())
 

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from kgp_kedro.corpus.readers import parse_cache
+from kgp_kedro.corpus.sources import parse_cache
 from tests.corpus.files import make_pdf
 from tests.projects import execute_notebook, make_project, notebook_outputs, run_pipeline
 

@@ -10,7 +10,7 @@ import pandas as pd
 from kgp_kedro.asking import check_citations, locate_passages, source_label
 from kgp_kedro.asking.answers import attribute
 from kgp_kedro.corpus import split_passages
-from kgp_kedro.corpus.readers import read_source_with_skipped
+from kgp_kedro.corpus.sources import read_source_with_skipped
 from kgp_kedro.ewek.composer import keep_citations
 from tests.corpus.files import make_pdf, paragraphs
 

@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from kgp_kedro.config import ParameterError
-from kgp_kedro.config.project import parse_method, parse_variant, validate_parameters
+from kgp_kedro.pipelines.parameter_tree import parse_method, parse_variant, validate_parameters
 from kgp_kedro.config.sections import EncoderParams
 from kgp_kedro.retrievers import Requirements
 from tests.conftest import ROOT
@@ -197,7 +197,7 @@ def test_every_shipped_env_validates_and_shapes_the_pipelines(env):
     """`kedro run --env <env>` for every env under conf/: its parameters, merged over
     conf/base as the session merges them, validate, and every chain composes."""
     from kgp_kedro import settings
-    from kgp_kedro.pipeline_registry import CHAINS, build_pipelines
+    from kgp_kedro.pipelines.chains import CHAINS, build_pipelines
 
     loader = settings.CONFIG_LOADER_CLASS(conf_source=str(ROOT / "conf"), env=env,
                                           **settings.CONFIG_LOADER_ARGS)
@@ -224,7 +224,7 @@ def test_the_default_pipeline_is_the_chains_pipelines_default_names(raw):
     """`kedro run` with no --pipelines runs ``pipelines.default``: the demo env's names
     retrieval_quality, so `kedro run --env demo` runs the sweeps too; base's does not."""
     from kgp_kedro import settings
-    from kgp_kedro.pipeline_registry import build_pipelines
+    from kgp_kedro.pipelines.chains import build_pipelines
 
     base = build_pipelines(raw)
     assert set(base["__default__"].nodes) == set((base["kg_quality"] + base["report"]).nodes)
@@ -236,7 +236,7 @@ def test_the_default_pipeline_is_the_chains_pipelines_default_names(raw):
 
 
 def test_a_default_pipeline_that_is_not_a_chain(raw):
-    from kgp_kedro.pipeline_registry import build_pipelines
+    from kgp_kedro.pipelines.chains import build_pipelines
 
     raw["pipelines"] = {"default": ["kg_quality", "reports"]}
     with pytest.raises(ParameterError) as info:
@@ -258,7 +258,7 @@ def test_the_ask_env_takes_a_folder_and_questions_as_scalar_params(tmp_path):
     the run's one ingest source, asked those questions; `kedro run --env ask` runs the ask
     chain (one KG for the router's structural layer, kgp and BM25, no read / score / report),
     kgp the entity walk with the rule router."""
-    from kgp_kedro.pipeline_registry import build_pipelines
+    from kgp_kedro.pipelines.chains import build_pipelines
 
     asked = tmp_path / "questions.txt"
     asked.write_text("Who?\n")

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from kgp_kedro.corpus.errors import DatasetFormatError
-from kgp_kedro.corpus.readers import parse_cache, read_source_with_skipped
+from kgp_kedro.corpus.sources import parse_cache, read_source_with_skipped
 from tests.corpus.files import make_pdf, paragraphs
 
 

@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from kgp_kedro.corpus import split_passages
-from kgp_kedro.corpus.readers import read_source_with_skipped
-from kgp_kedro.corpus.readers.formats import FileReadError, markdown_table, read_file
+from kgp_kedro.corpus.sources import read_source_with_skipped
+from kgp_kedro.corpus.sources.formats import FileReadError, markdown_table, read_file
 from tests.corpus.files import HTML, TABLE, make_docx, make_pdf
 
 TABLE_MD = ("| relation | value |\n| --- | --- |\n| date of birth | March 28, 1941 |\n"

@@ -7,7 +7,7 @@ import pytest
 from kgp_kedro.config import validate
 from kgp_kedro.config.base import ParameterError
 from kgp_kedro.config.sections import IngestParams
-from kgp_kedro.corpus.readers import DATASET_READERS, DatasetReader, read_hotpotqa, read_source
+from kgp_kedro.corpus.sources import DATASET_READERS, DatasetReader, read_hotpotqa, read_source
 from kgp_kedro.llm.backends import LLM_BACKENDS, LocalBackend, OpenAIBackend
 from tests.conftest import HOTPOT
 

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from kgp_kedro.corpus import DatasetFormatError, read_source
-from kgp_kedro.corpus.readers import join_sentences
+from kgp_kedro.corpus.sources import join_sentences
 from tests.conftest import HOTPOT, MUSIQUE, TWOWIKI
 
 
@@ -199,7 +199,7 @@ def test_2wiki_train_supporting_facts_past_the_paragraph_are_skipped_with_one_in
     from tests.conftest import ROOT
 
     path = ROOT / "data/01_raw/2wikimultihopqa/train_sample500.json"
-    caplog.set_level(logging.INFO, logger="kgp_kedro.corpus.readers")
+    caplog.set_level(logging.INFO, logger="kgp_kedro.corpus.sources")
     questions, documents = read_source("2wikimultihopqa", path, "2wikimultihopqa", None)
     assert len(questions) == 500
     said = [r for r in caplog.records if "past their paragraph" in r.getMessage()]

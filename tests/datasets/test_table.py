@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from kedro_datasets.pandas import ParquetDataset
 
-from kgp_kedro.corpus.readers import read_source_with_skipped
+from kgp_kedro.corpus.sources import read_source_with_skipped
 from kgp_kedro.corpus.schema import QUESTION_COLUMNS
 from kgp_kedro.datasets.table import TableDataset
 from tests.conftest import ROOT

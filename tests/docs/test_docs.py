@@ -24,7 +24,7 @@ def test_configuration_page_is_current():
 
 
 def test_configuration_page_lists_every_registered_option():
-    from kgp_kedro.agents import AGENTS
+    from kgp_kedro.retrievers.agents import AGENTS
     from kgp_kedro.graphs.builders import BUILDERS
     from kgp_kedro.retrievers import RETRIEVERS
 

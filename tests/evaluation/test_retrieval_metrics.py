@@ -7,7 +7,7 @@ import pytest
 
 from kgp_kedro.corpus import build_collections, split_passages
 from kgp_kedro.evaluation import retrieval_metrics, score_retrieval
-from kgp_kedro.evaluation.retrieval import RETRIEVAL_SUMMARY_COLUMNS, ranked_contexts
+from kgp_kedro.evaluation.retrieval import RETRIEVAL_SUMMARY_COLUMNS, ranked_contexts, recall_at_k
 from kgp_kedro.search import tfidf_search
 
 # one collection "c": document A (sentences a0, a1 supporting; a2 not), B (b0 supporting; b1
@@ -128,3 +128,12 @@ def test_units_on_real_collections(hotpot, musique):
         else:
             assert (wide["sp_em"]["document"] >= wide["sp_em"]["passage"]).all()
             assert (wide["sp_em"]["document"] > wide["sp_em"]["passage"]).any()
+
+
+def test_recall_at_one_k_by_hand():
+    # quotes as their passage ids: the first holds a and b, the second c; gold a, c, d
+    quotes = [("a", "b"), ("c",), ("d",)]
+    assert recall_at_k(quotes, {"a", "c", "d"}, 1) == pytest.approx(1 / 3)
+    assert recall_at_k(quotes, {"a", "c", "d"}, 2) == pytest.approx(2 / 3)
+    assert recall_at_k(quotes, {"a", "c", "d"}, 5) == 1.0
+    assert recall_at_k(quotes, set(), 2) != recall_at_k(quotes, set(), 2)   # NaN

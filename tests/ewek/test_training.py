@@ -12,14 +12,16 @@ import pytest
 import pandas as pd
 
 from kgp_kedro.corpus import build_collections, split_passages
+from kgp_kedro.evaluation.retrieval import recall_at_k
 from kgp_kedro.ewek.params import RerankParams, SplitterParams, TrainingParams
 from kgp_kedro.ewek.quotes import collection_pages, paragraph_splitter
 from kgp_kedro.ewek.guard import guard_fires, mean_recall, recall_before_after
-from kgp_kedro.ewek.rerank import cross_scores, load_cross_encoder
-from kgp_kedro.ewek.summary import recall_at_k
-from kgp_kedro.ewek.training import (TrainingPairs, is_heldout, question_auc, question_pairs,
-                                     train_cross_encoder, training_pairs)
+from kgp_kedro.ewek.rerank import cross_scores
+from kgp_kedro.ewek.training import question_pairs, training_pairs
+from kgp_kedro.models.cross_encoders import load_cross_encoder
 from kgp_kedro.search.lexical import Bm25Index
+from kgp_kedro.training.cross_encoder import TrainingPairs, question_auc, train_cross_encoder
+from kgp_kedro.training.examples import is_heldout
 
 TINY = TrainingParams(max_pairs=8, negatives_per_positive=1, batch_size=8, max_length=64,
                       device="cpu")

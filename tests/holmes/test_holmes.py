@@ -221,7 +221,7 @@ def test_holmes_on_real_records_through_an_openai_compatible_server(tmp_path, ho
 
 
 def test_precision_and_recall_by_hand():
-    from kgp_kedro.holmes.metrics import precision_recall
+    from kgp_kedro.evaluation.qa_metrics import precision_recall
 
     # 'the A41 road' -> [a41, road] against [a41]: precision 1/2, recall 1/1
     assert precision_recall("the A41 road", ["A41"]) == (0.5, 1.0)

@@ -198,7 +198,7 @@ def test_induction_on_real_train_questions(encoder):
 
 
 def test_the_node_and_pipeline_with_method_llm(tmp_path):
-    from kgp_kedro.config.project import validate_parameters
+    from kgp_kedro.pipelines.parameter_tree import validate_parameters
     from kgp_kedro.pipelines.holmes.pipeline import create_pipeline
     from tests.pipelines.test_wiring import base_parameters
 

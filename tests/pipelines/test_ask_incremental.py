@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from kgp_kedro.pipeline_registry import build_pipelines
+from kgp_kedro.pipelines.chains import build_pipelines
 from kgp_kedro.pipelines.in_memory import run_in_memory
 from tests.config.test_parameters import _ask_env
 from tests.conftest import HOTPOT

@@ -13,9 +13,9 @@ import types
 import pandas as pd
 import pytest
 
-from kgp_kedro.config.project import parse_variant
+from kgp_kedro.pipelines.parameter_tree import parse_variant
 from kgp_kedro.corpus.collection import iter_collections
-from kgp_kedro.corpus.readers import read_source_with_skipped
+from kgp_kedro.corpus.sources import read_source_with_skipped
 from kgp_kedro.graphs.build import stream_variant
 from kgp_kedro.graphs.cache import GraphCache
 from kgp_kedro.config.sections import EncoderParams

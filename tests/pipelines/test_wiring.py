@@ -16,13 +16,13 @@ import pandas as pd
 import pytest
 import yaml
 
-from kgp_kedro.agents import AGENTS, TraversalAgent
+from kgp_kedro.retrievers.agents import AGENTS, TraversalAgent
 from kgp_kedro.config import ParameterError, Params
 from kgp_kedro.corpus.collection import Collection
-from kgp_kedro.corpus.readers import SKIPPED_COLUMNS
+from kgp_kedro.corpus.sources import SKIPPED_COLUMNS
 from kgp_kedro.corpus.schema import DOCUMENT_COLUMNS, QUESTION_COLUMNS
 from kgp_kedro.graphs import BUILDERS, Edges, Graph, GraphBuilder, Nodes
-from kgp_kedro.pipeline_registry import build_pipelines
+from kgp_kedro.pipelines.chains import build_pipelines
 from kgp_kedro.pipelines.in_memory import run_in_memory
 from kgp_kedro.retrievers import RETRIEVERS, Retriever, Visit
 from tests.conftest import ENCODER_DTYPE, ROOT

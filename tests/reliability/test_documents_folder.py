@@ -10,7 +10,7 @@ import os
 import pytest
 
 from kgp_kedro.corpus import DatasetFormatError, read_source
-from kgp_kedro.corpus.readers import SKIPPED_COLUMNS, read_source_with_skipped
+from kgp_kedro.corpus.sources import SKIPPED_COLUMNS, read_source_with_skipped
 from tests.reliability.corrupt import HOTPOT, first_records
 
 
@@ -106,7 +106,7 @@ def test_unsupported_files_are_listed_with_a_reason_and_logged(folder, caplog):
     (folder / ".git").mkdir()
     (folder / ".git" / "HEAD").write_text("ref: refs/heads/main")
     (folder / "blank.md").write_text("   \n")
-    with caplog.at_level(logging.INFO, logger="kgp_kedro.corpus.readers"):
+    with caplog.at_level(logging.INFO, logger="kgp_kedro.corpus.sources"):
         result = read_source_with_skipped("documents", folder, "d")
     assert _names(result) == ["doc1.txt", "doc2.txt", "sub/first.md"]
     skipped = _skipped(result)

@@ -8,7 +8,7 @@ import signal
 
 import pytest
 
-from kgp_kedro.run_integrity import complete_runs, last_complete_version
+from kgp_kedro.runs.integrity import complete_runs, last_complete_version
 from tests.reliability.tiny_project import (OUTPUTS, kedro_run, load_latest, start_hanging_run,
                                             versions)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
-from kgp_kedro.run_integrity import complete_runs, input_hashes, parameters_digest, run_of
+from kgp_kedro.runs.integrity import complete_runs, input_hashes, parameters_digest, run_of
 from tests.conftest import HOTPOT, MUSIQUE, ROOT
 from tests.reliability.tiny_project import kedro_run
 

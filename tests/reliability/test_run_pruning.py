@@ -8,8 +8,8 @@ import socket
 
 import pytest
 
-from kgp_kedro.run_integrity import complete_runs, runs_dir
-from kgp_kedro.run_pruning import main, prune_runs
+from kgp_kedro.runs.integrity import complete_runs, runs_dir
+from kgp_kedro.runs.pruning import main, prune_runs
 
 
 def make_project(tmp_path, runs):

@@ -78,7 +78,7 @@ def register_pipelines():
 '''
 
 SETTINGS = '''
-from kgp_kedro.run_integrity import RunIntegrity
+from kgp_kedro.runs.integrity import RunIntegrity
 
 HOOKS = (RunIntegrity(),)
 '''

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kgp_kedro.config.project import parse_method
+from kgp_kedro.pipelines.parameter_tree import parse_method
 from kgp_kedro.config.sections import AnnParams
 from kgp_kedro.corpus.collection import Collection
 from kgp_kedro.evaluation import retrieval_metrics, score_retrieval

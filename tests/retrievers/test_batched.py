@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kgp_kedro.config.project import parse_method
+from kgp_kedro.pipelines.parameter_tree import parse_method
 from kgp_kedro.config.sections import EncoderParams
 from kgp_kedro.corpus import build_collections, split_passages
 from kgp_kedro.graphs.build import GraphTables, build_variant

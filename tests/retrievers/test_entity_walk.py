@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from kgp_kedro.config.base import ParameterError
-from kgp_kedro.config.project import parse_method
+from kgp_kedro.pipelines.parameter_tree import parse_method
 from kgp_kedro.corpus import build_collections, split_passages
 from kgp_kedro.graphs.build import GraphTables, build_variant
 from kgp_kedro.graphs.builders.tfidf import TfidfBuilder

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from kgp_kedro.config.base import ParameterError
-from kgp_kedro.config.project import parse_method
+from kgp_kedro.pipelines.parameter_tree import parse_method
 from kgp_kedro.corpus.collection import Collection
 from kgp_kedro.graphs import Edges, Graph, Nodes
 from kgp_kedro.graphs.build import GraphTables, build_variant

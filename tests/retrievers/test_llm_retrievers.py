@@ -4,7 +4,7 @@ real OpenAI-compatible server on 127.0.0.1."""
 import numpy as np
 import pytest
 
-from kgp_kedro.config.project import parse_method
+from kgp_kedro.pipelines.parameter_tree import parse_method
 from kgp_kedro.corpus.collection import Collection
 from kgp_kedro.graphs import Edges, Graph, Nodes
 from kgp_kedro.llm import LLMClient

@@ -8,10 +8,10 @@ import json
 import pandas as pd
 import pytest
 
-from kgp_kedro.config.project import parse_variant
+from kgp_kedro.pipelines.parameter_tree import parse_variant
 from kgp_kedro.corpus import split_passages
 from kgp_kedro.corpus.collection import Collection
-from kgp_kedro.corpus.readers import read_source
+from kgp_kedro.corpus.sources import read_source
 from kgp_kedro.graphs.build import build_variant
 from kgp_kedro.graphs.model import Graph
 from kgp_kedro.retrievers.base import Resources

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kgp_kedro.config.project import RetrieveBlock
+from kgp_kedro.pipelines.parameter_tree import RetrieveBlock
 from kgp_kedro.retrievers.kgp import Kgp
 from kgp_kedro.retrievers.traversal import traverse, traverse_many, walk
 

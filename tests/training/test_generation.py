@@ -123,7 +123,7 @@ def test_a_method_naming_a_trained_generator_is_wired_to_the_train_stages_folder
 
     import yaml
 
-    from kgp_kedro.pipeline_registry import build_pipelines
+    from kgp_kedro.pipelines.chains import build_pipelines
     from kgp_kedro.pipelines.parameters import project_parameters
     from tests.conftest import ROOT
 

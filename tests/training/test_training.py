@@ -89,7 +89,7 @@ def test_a_missing_train_file_names_its_key():
 
 
 def test_a_bad_train_config_names_its_key():
-    from kgp_kedro.config.project import validate_parameters
+    from kgp_kedro.pipelines.parameter_tree import validate_parameters
     from kgp_kedro.pipelines.parameters import project_parameters
 
     raw = project_parameters()

@@ -1,27 +1,30 @@
 """The fixed parameter blocks, one model per ``parameters_<stage>.yml`` block. Defaults are the
 papers' values (KGP §8.1-8.2 unless noted). The blocks whose shape depends on a registered
-algorithm (``kg.variants``, ``retrieve.methods``) are parsed in :mod:`kgp_kedro.config.project`.
+algorithm (``kg.variants``, ``retrieve.methods``) are parsed in
+:mod:`kgp_kedro.pipelines.parameter_tree`, beside the registries.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, model_validator
 
-from kgp_kedro.config.base import Int, NonNegInt, Params, PosInt
+from kgp_kedro.config.base import Int, NonNegInt, ParameterError, Params, PosInt
 from kgp_kedro.prompts.ask import ANALYST_INSTRUCTION
 
 
 
 def _registered_dataset(name: str) -> str:
-    from kgp_kedro.corpus.readers.base import DATASET_READERS
+    from kgp_kedro.corpus.sources.base import DATASET_READERS
 
     if name not in DATASET_READERS.names():
         raise ValueError(f"unknown dataset {name!r}; known: {', '.join(DATASET_READERS.names())}")
     return name
 
 
-# a dataset with a registered reader (kgp_kedro.corpus.readers.base.DATASET_READERS)
+# a dataset with a registered reader (kgp_kedro.corpus.sources.base.DATASET_READERS)
 Dataset = Annotated[str, AfterValidator(_registered_dataset)]
 
 
@@ -84,8 +87,8 @@ class EncoderParams(Params):
     # on-disk vector cache keyed by (model files, dtype, normalisation, device type, library
     # versions; sha256 of the text): an unchanged re-run encodes nothing; null: no cache
     cache_dir: str | None = "data/04_feature/cache/embeddings"
-    # texts per encoding task: the unit spread over a Dask cluster's workers (kgp_kedro.parallel);
-    # the same chunks with or without a cluster
+    # texts per encoding task: the unit spread over a Dask cluster's workers
+    # (kgp_kedro.plumbing.parallel); the same chunks with or without a cluster
     chunk_size: PosInt = 2048
 
 
@@ -227,18 +230,43 @@ class AskParams(Params):
 
 
 class PipelinesParams(Params):
-    # the chains ``kedro run`` runs with no --pipelines (pipeline_registry.CHAINS names them):
+    # the chains ``kedro run`` runs with no --pipelines (pipelines/chains.py: CHAINS names them):
     # everything but retrieval_quality, whose sweeps take long
     default: list[str] = Field(default_factory=lambda: ["kg_quality", "report"], min_length=1)
 
 
 class DaskParams(Params):
-    # the cluster of `kedro run --runner kgp_kedro.runner.DaskRunner` (docs/scale.md): a
+    # the cluster of `kedro run --runner kgp_kedro.runs.runner.DaskRunner` (docs/scale.md): a
     # scheduler address (tcp://host:8786); null: the DASK_SCHEDULER_ADDRESS environment
     # variable, else a local cluster started for the run
     address: str | None = None
     n_workers: PosInt | None = None    # the local cluster's worker processes (null: Dask's choice)
     threads_per_worker: PosInt = 1     # the local cluster's threads per worker
+
+
+def with_ask_folder(raw: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``raw`` with ``ask.folder``, when set, as its one ingest source: a documents folder whose
+    questions are ``ask.questions`` (a file) or ``ask.question`` (one question), else its own
+    ``questions.jsonl``. A folder or questions file that does not exist, or both questions
+    keys, are errors naming the ``ask`` key."""
+    ask = raw.get("ask") or {}
+    folder, file, one = ask.get("folder"), ask.get("questions"), ask.get("question")
+    if folder is None:
+        if file is not None or one is not None:
+            raise ParameterError("ask.folder", "missing: the folder of documents the questions "
+                                 "are asked over (--params ask.folder=<dir>)")
+        return raw
+    if not Path(str(folder)).is_dir():
+        raise ParameterError("ask.folder", f"not a folder: {folder}")
+    if file is not None and one is not None:
+        raise ParameterError("ask.question", "give ask.questions (a file) or ask.question "
+                             "(one question), not both")
+    if file is not None and not Path(str(file)).is_file():
+        raise ParameterError("ask.questions", f"no such file: {file}")
+    source: dict[str, Any] = {"dataset": "documents", "path": str(folder)}
+    if file is not None or one is not None:
+        source["questions"] = str(file) if file is not None else [str(one)]
+    return {**raw, "ingest": {**(raw.get("ingest") or {}), "sources": [source]}}
 
 
 def plain(params: Params) -> dict[str, Any]:

@@ -25,7 +25,7 @@ DOCUMENT_COLUMNS = [
     "is_negative",       # sampled from another question (paper §8.1 negative documents)
     "position",          # order of the document in its collection
     "layout",            # a file's blocks in reading order as JSON (text/heading/table, page,
-                         # position, table cells; corpus.readers.formats), or None
+                         # position, table cells; corpus.sources.formats), or None
 ]
 
 PASSAGE_COLUMNS = [

@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 
 from kgp_kedro.corpus.schema import PASSAGE_COLUMNS
-from kgp_kedro.progress import track
+from kgp_kedro.plumbing.progress import track
 
 logger = logging.getLogger(__name__)
 
@@ -212,12 +212,12 @@ def split_passages(documents: pd.DataFrame, sentence_level: bool | None = None,
 def layout_passages(documents: pd.DataFrame, max_chars: int,
                     cache_dir: str | None = None) -> pd.DataFrame:
     """Passages of documents read from files with a layout (``layout`` column: blocks in
-    reading order, :mod:`kgp_kedro.corpus.readers.formats`): a paragraph's sentences packed up
+    reading order, :mod:`kgp_kedro.corpus.sources.formats`): a paragraph's sentences packed up
     to ``max_chars`` (never across paragraphs, so never across pages), a heading one passage
     (kind ``heading``), a table one passage (kind ``table``, its markdown). Every passage keeps
     its page (null for an unpaged format) and inherits the document's label; ``passage_id`` is
     ``<doc_id>#<n>``, ``n`` its rank in the document."""
-    from kgp_kedro.corpus.readers.formats.base import blocks_from_json
+    from kgp_kedro.corpus.sources.formats.base import blocks_from_json
 
     shapes: dict[str, list[tuple[str, int | None, str]]] = {}
     first = documents.drop_duplicates("doc_id")

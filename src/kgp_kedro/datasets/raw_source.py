@@ -2,7 +2,7 @@
 
 Each configured source (dataset, path, limit, optional name) becomes the catalog dataset
 ``raw_<source name>`` (:func:`raw_source_names`), a :class:`RawSourceDataset` in the kedro-viz
-layer ``raw``, whose load is what :func:`kgp_kedro.corpus.readers.read_source_with_skipped`
+layer ``raw``, whose load is what :func:`kgp_kedro.corpus.sources.read_source_with_skipped`
 returns for that source. :func:`raw_source_catalog` gives their catalog entries, built from the
 session's parameters by the project's config loader (so ``--env`` and ``--params`` change them
 exactly as they change the nodes' parameters, and ``kedro viz`` and ``kedro catalog`` see them
@@ -23,7 +23,7 @@ from kgp_kedro.config.base import ParameterError
 if TYPE_CHECKING:
     from kedro_datasets._typing import TablePreview
 
-    from kgp_kedro.corpus.readers import SourceRead
+    from kgp_kedro.corpus.sources import SourceRead
 
 LAYER = "raw"
 PREFIX = "raw_"
@@ -55,8 +55,7 @@ def raw_source_catalog(parameters: Mapping[str, Any]) -> dict[str, dict[str, Any
     """Catalog entries (as in ``catalog.yml``) of the raw dataset of every ``ingest.sources``
     entry of a parameter tree; none without ``ingest``."""
     from kgp_kedro.config import validate
-    from kgp_kedro.config.project import with_ask_folder
-    from kgp_kedro.config.sections import IngestParams
+    from kgp_kedro.config.sections import IngestParams, with_ask_folder
 
     parameters = with_ask_folder(parameters)
     if not parameters.get("ingest"):
@@ -81,7 +80,7 @@ def raw_source_datasets(parameters: Mapping[str, Any]) -> dict[str, RawSourceDat
 class RawSourceDataset(AbstractDataset[None, "SourceRead"]):
     """One native dataset file (or ``documents`` folder), read-only. ``load`` returns the
     source's questions, documents and skipped files
-    (:class:`~kgp_kedro.corpus.readers.SourceRead`); a malformed file raises an error naming the
+    (:class:`~kgp_kedro.corpus.sources.SourceRead`); a malformed file raises an error naming the
     file and the record, a bad ``limit`` or ``dataset`` one naming ``param_key``.
 
     Args:
@@ -106,7 +105,7 @@ class RawSourceDataset(AbstractDataset[None, "SourceRead"]):
         self.metadata = metadata
 
     def load(self) -> SourceRead:
-        from kgp_kedro.corpus.readers import read_source_with_skipped
+        from kgp_kedro.corpus.sources import read_source_with_skipped
 
         return read_source_with_skipped(self._dataset, self._path, self._source, self._limit,
                                         param_key=self._param_key, questions=self._questions,
@@ -127,7 +126,7 @@ class RawSourceDataset(AbstractDataset[None, "SourceRead"]):
     def check_exists(self) -> None:
         """Raise ``FileNotFoundError`` naming the parameter key when the path does not exist
         (the reader's own message), before anything is read."""
-        from kgp_kedro.corpus.readers import require_source_path
+        from kgp_kedro.corpus.sources import require_source_path
 
         require_source_path(self._dataset, self._path, self._param_key)
 
@@ -136,7 +135,7 @@ class RawSourceDataset(AbstractDataset[None, "SourceRead"]):
         this annotation's name)."""
         import pandas as pd
 
-        from kgp_kedro.corpus.readers import read_source_with_skipped
+        from kgp_kedro.corpus.sources import read_source_with_skipped
         from kgp_kedro.corpus.schema import QUESTION_COLUMNS
 
         limit = nrows if self._limit is None else min(nrows, self._limit)

@@ -10,7 +10,7 @@ import pandas as pd
 from kgp_kedro.corpus.collection import supporting_passages
 from kgp_kedro.graphs.build import GraphTables
 from kgp_kedro.graphs.model import Graph
-from kgp_kedro.progress import track
+from kgp_kedro.plumbing.progress import track
 from kgp_kedro.search.tfidf import tfidf_search
 
 logger = logging.getLogger(__name__)

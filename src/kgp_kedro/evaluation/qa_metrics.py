@@ -1,7 +1,7 @@
 """Answer scoring: SQuAD-style normalised EM and token F1 over the gold answer and its aliases
-(with HotpotQA's yes/no rule), Hits@1 as "a gold answer is contained in the prediction"
-(EWEK-QA's Hits@1, the ``hits1`` column), and the paper's Acc: its LLM judge (Listing 5, the
-``acc`` column)."""
+(with HotpotQA's yes/no rule), HOLMES' token precision and recall, Hits@1 as "a gold answer is
+contained in the prediction" (EWEK-QA's Hits@1, the ``hits1`` column), and the paper's Acc: its
+LLM judge (Listing 5, the ``acc`` column)."""
 from __future__ import annotations
 
 import re
@@ -31,22 +31,33 @@ def exact_match(prediction: str, golds: str | Sequence[str]) -> float:
     return float(any(pred == normalize_answer(g) for g in _golds(golds)))
 
 
-def _token_f1(pred: str, gold: str) -> float:
+def _token_scores(pred: str, gold: str) -> tuple[float, float, float]:
+    """``(F1, precision, recall)`` of a normalised prediction's tokens against one normalised
+    gold answer."""
     # HotpotQA's official rule: a yes/no answer scores only when it matches exactly
     if (pred in _SPECIAL or gold in _SPECIAL) and pred != gold:
-        return 0.0
+        return 0.0, 0.0, 0.0
     pred_tokens, gold_tokens = pred.split(), gold.split()
     common = sum((Counter(pred_tokens) & Counter(gold_tokens)).values())
     if common == 0:
-        return 0.0
+        return 0.0, 0.0, 0.0
     precision, recall = common / len(pred_tokens), common / len(gold_tokens)
-    return 2 * precision * recall / (precision + recall)
+    return 2 * precision * recall / (precision + recall), precision, recall
 
 
 def f1_score(prediction: str, golds: str | Sequence[str]) -> float:
     """Token F1 of the normalised prediction against the best gold answer or alias."""
     pred = normalize_answer(prediction)
-    return max((_token_f1(pred, normalize_answer(g)) for g in _golds(golds)), default=0.0)
+    return max((_token_scores(pred, normalize_answer(g))[0] for g in _golds(golds)), default=0.0)
+
+
+def precision_recall(prediction: str, golds: str | Sequence[str]) -> tuple[float, float]:
+    """HOLMES' answer metrics (§5.1): ``(precision, recall)`` of the normalised prediction's
+    tokens against the gold answer with the highest token F1 (0, 0 for an empty prediction)."""
+    pred = normalize_answer(prediction)
+    _, precision, recall = max((_token_scores(pred, normalize_answer(g)) for g in _golds(golds)),
+                               default=(0.0, 0.0, 0.0))
+    return precision, recall
 
 
 def contains_answer(prediction: str, golds: str | Sequence[str]) -> float:

@@ -63,6 +63,14 @@ def retrieval_metrics(ranked: Sequence[str | Sequence[str]], supporting: Iterabl
     return [dict(by_k[k]) for k in ks]
 
 
+def recall_at_k(ranked: Sequence[str | Sequence[str]], supporting: Iterable[str],
+                k: int) -> float:
+    """:func:`retrieval_metrics`' passage recall at one ``k`` (EWEK-QA's quotes before and
+    after the rerank, each quote given as its passage ids); NaN without supporting passages."""
+    support = set(supporting)
+    return retrieval_metrics(ranked, support, [k])[0]["recall"] if support else float("nan")
+
+
 def ranked_contexts(table: pd.DataFrame) -> dict[str, list[tuple[str, ...]]]:
     """``question id -> the passages of each retrieved row, in rank order``: the row's path
     (``"a > b > c"``) with its ``passage_id`` (the path's last passage) ensured; rows without

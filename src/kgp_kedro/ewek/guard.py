@@ -16,10 +16,10 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from kgp_kedro.evaluation.retrieval import recall_at_k
 from kgp_kedro.ewek.params import EwekParams
 from kgp_kedro.ewek.quotes import collection_pages
 from kgp_kedro.ewek.rerank import rerank
-from kgp_kedro.ewek.summary import recall_at_k
 
 
 def recall_before_after(questions: pd.DataFrame, documents: pd.DataFrame,

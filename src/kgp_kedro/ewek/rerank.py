@@ -1,22 +1,18 @@
 """Retrieve and rerank (EWEK-QA §3.1.1): a fast filter keeps the most promising quotes, a
 cross-encoder reorders them. The paper filters with a MiniLM cross-encoder and reranks with a
 DeBERTa one, both trained on MS MARCO; offline, the filter is BM25 (or MiniLM cosine) and the
-reranker the MiniLM cross-encoder trained here (:mod:`kgp_kedro.ewek.training`) or any
+reranker the MiniLM cross-encoder trained here (:mod:`kgp_kedro.training.cross_encoder`) or any
 sentence-transformers cross-encoder named by path or hub name."""
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
-from functools import lru_cache
 
 import numpy as np
 
-from kgp_kedro.registry import Registry
+from kgp_kedro.models.cross_encoders import pair_scores
+from kgp_kedro.plumbing.registry import Registry
 from kgp_kedro.search.lexical import Bm25Index
 from kgp_kedro.search.ranking import top_k
-
-logger = logging.getLogger(__name__)
-
 
 # ``ewek.rerank.filter`` -> a fast filter, ``(question, quote texts, embed, ewek.rerank) ->
 # each quote's score``, registered with ``@FAST_FILTERS.register("<name>")``
@@ -47,46 +43,10 @@ def fast_filter(question: str, texts: Sequence[str], top: int, kind: str, embed,
     return top_k(np.asarray(scores, dtype=np.float64), top)
 
 
-@lru_cache(maxsize=2)
-def load_cross_encoder(model: str, device: str = "auto", max_length: int = 256):
-    """A sentence-transformers ``CrossEncoder`` from a local path (the one trained here) or a
-    hub name (downloaded once, then from the Hugging Face cache)."""
-    from sentence_transformers import CrossEncoder
-
-    from kgp_kedro.models.devices import resolve_device
-    from kgp_kedro.models.encoders import resolve_model_path
-
-    path = resolve_model_path(model)
-    try:
-        encoder = CrossEncoder(path, device=resolve_device(device), max_length=max_length)
-    except OSError as exc:
-        raise OSError(f"could not load cross-encoder {model!r}: give a local path (the ewek "
-                      "stage trains one into data/06_models), or allow network access "
-                      "(unset HF_HUB_OFFLINE) for a hub model") from exc
-    logger.info("Loaded cross-encoder %s on %s", model, encoder.device)
-    return encoder
-
-
-def pair_scores(cross_encoder, pairs: Sequence[tuple[str, str]],
-                batch_size: int = 32) -> np.ndarray:
-    """The cross-encoder's relevance logit of each ``(question, text)`` pair."""
-    if not len(pairs):
-        return np.zeros(0)
-    scores = cross_encoder.predict(list(pairs), batch_size=batch_size, show_progress_bar=False,
-                                   activation_fn=_identity())
-    return np.asarray(scores, dtype=np.float64).reshape(-1)
-
-
 def cross_scores(cross_encoder, question: str, texts: Sequence[str],
                  batch_size: int = 32) -> np.ndarray:
     """The cross-encoder's relevance logit of each ``(question, text)`` pair."""
     return pair_scores(cross_encoder, [(question, t) for t in texts], batch_size)
-
-
-def _identity():
-    import torch
-
-    return torch.nn.Identity()
 
 
 def rerank(cross_encoder, question: str, texts: Sequence[str],

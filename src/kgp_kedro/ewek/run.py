@@ -23,7 +23,7 @@ import pandas as pd
 
 from kgp_kedro.ewek.composer import (citation_accuracy, cited_sentences, parse_citations,
                                      parse_cited_answer, references)
-from kgp_kedro.progress import track
+from kgp_kedro.plumbing.progress import track
 from kgp_kedro.prompts.ewek import compose_messages, judge_prompt
 from kgp_kedro.ewek.dedup import deduplicate
 from kgp_kedro.ewek.facts_graph import collection_relation_graph

@@ -8,18 +8,11 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from kgp_kedro.evaluation.retrieval import recall_at_k
+
 RECALL_COLUMNS = ["source", "k", "questions", "recall_filter", "recall_rerank", "recall_dedup"]
 SUMMARY_COLUMNS = ["source", "method", "questions", "citation_accuracy", "cited_answers",
                    "citation_judge", "kg_cited", "llm_calls", "wall_ms", "failed"]
-
-
-def recall_at_k(ranked_passages: Sequence[Sequence[str]], gold: set[str], k: int) -> float:
-    """Share of ``gold`` passages held by the first ``k`` quotes (each quote given as its
-    passage ids); NaN without gold passages."""
-    if not gold:
-        return np.nan
-    covered = {p for quote in ranked_passages[:k] for p in quote}
-    return len(covered & gold) / len(gold)
 
 
 def rerank_recall(quotes: pd.DataFrame, passages: pd.DataFrame, ks: Sequence[int]) -> pd.DataFrame:

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -34,7 +33,8 @@ import numpy as np
 
 from kgp_kedro.evaluation.qa_metrics import normalize_answer
 from kgp_kedro.graphs.model import Graph
-from kgp_kedro.registry import Registry
+from kgp_kedro.plumbing.registry import Registry
+from kgp_kedro.prompts.tog import relation_text
 
 logger = logging.getLogger(__name__)
 
@@ -174,11 +174,6 @@ class EmbeddingScorer:
 def toge_scorer(embedding: EmbeddingScorer, client, tog) -> EmbeddingScorer:
     """ToG-E: relations and entities scored by the question's embedding (no LLM call)."""
     return embedding
-
-
-def relation_text(relation: str) -> str:
-    """A relation label as words (``place_of_birth``, ``people.person.spouse``)."""
-    return " ".join(re.split(r"[._/\s]+", relation)).strip()
 
 
 @dataclass

@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar
 
 from kgp_kedro.config.base import Params
-from kgp_kedro.registry import Registry
+from kgp_kedro.plumbing.registry import Registry
 
 # coarse entity types shared by the extractors and the HOLMES schema (type match, §4.2.2);
 # "" is an unknown type, which matches any type

@@ -8,7 +8,7 @@ from itertools import islice
 
 import pandas as pd
 
-from kgp_kedro import parallel
+from kgp_kedro.plumbing import parallel
 from kgp_kedro.config.base import Params
 from kgp_kedro.corpus.collection import Collection, iter_collections
 from kgp_kedro.graphs.builders.base import GraphBuilder
@@ -16,9 +16,9 @@ from kgp_kedro.graphs.cache import GraphCache
 from kgp_kedro.graphs.edge_table import EdgeTable
 from kgp_kedro.graphs.model import NODE_COLUMNS, Graph, concat_edge_tables
 from kgp_kedro.graphs.structure import add_structure, has_structure
-from kgp_kedro.memory import release_free_memory
+from kgp_kedro.plumbing.memory import release_free_memory
 from kgp_kedro.models.embeddings import EmbeddingLookup
-from kgp_kedro.progress import Progress
+from kgp_kedro.plumbing.progress import Progress
 
 logger = logging.getLogger(__name__)
 
@@ -70,7 +70,7 @@ def _collection_tables(passages: pd.DataFrame, builder: GraphBuilder,
     setting; a collection read from files (pages, tables) also gets the structural layer
     (:mod:`kgp_kedro.graphs.structure`). The collections are built
     :data:`COLLECTIONS_PER_TASK_ROUND` at a time, one task each, spread over a Dask cluster's
-    workers when one is active (:func:`kgp_kedro.parallel.map`), so memory holds one round;
+    workers when one is active (:func:`kgp_kedro.plumbing.parallel.map`), so memory holds one round;
     without a cluster one at a time.
     A collection found in ``cache`` (same content, builder and settings) is read back instead
     of built, and every one built is stored there."""

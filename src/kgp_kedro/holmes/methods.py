@@ -4,7 +4,7 @@
 class registered here with ``@HOLMES_METHODS.register("<kind>")``."""
 from __future__ import annotations
 
-from kgp_kedro.registry import Registry
+from kgp_kedro.plumbing.registry import Registry
 
 
 class AnswerMethod:

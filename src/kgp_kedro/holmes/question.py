@@ -13,7 +13,7 @@ from kgp_kedro.facts.extractors.dependency import load_spacy
 from kgp_kedro.graphs.linking import entity_tokens, strip_disambiguation
 from kgp_kedro.holmes.types import coarse_type, wh_type
 from kgp_kedro.prompts.holmes import QUESTION_PROMPT, TYPE_PROMPT
-from kgp_kedro.registry import Registry
+from kgp_kedro.plumbing.registry import Registry
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from kgp_kedro.holmes.question import QuestionParse, SchemaTriple, title_mention
 from kgp_kedro.holmes.replies import parse_reply, quoted_names
 from kgp_kedro.holmes.schema import select_auxiliary
 from kgp_kedro.holmes.traversal import level_order
-from kgp_kedro.progress import track
+from kgp_kedro.plumbing.progress import track
 from kgp_kedro.prompts.holmes import reader_prompt
 from kgp_kedro.prompts.kgp import qa_prompt
 from kgp_kedro.reading.contexts import fit_contexts, parse_answer

@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 
 from kgp_kedro.holmes.question import SchemaTriple, parse_question
-from kgp_kedro.progress import track
-from kgp_kedro.registry import Registry
+from kgp_kedro.plumbing.progress import track
+from kgp_kedro.plumbing.registry import Registry
 
 SCHEMA_COLUMNS = ["subject_type", "relation", "object_type", "count"]
 

@@ -16,7 +16,7 @@ from itertools import takewhile
 from typing import Any
 
 from kgp_kedro.llm.packaged import resolve_gguf
-from kgp_kedro.registry import Registry
+from kgp_kedro.plumbing.registry import Registry
 
 logger = logging.getLogger(__name__)
 

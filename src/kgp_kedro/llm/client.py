@@ -16,7 +16,7 @@ from typing import Any
 from kgp_kedro.llm.backends import LLM_BACKENDS, InvalidReplyError, Messages
 from kgp_kedro.llm.cache import CallCache, call_key
 from kgp_kedro.llm.store import ReplyStore
-from kgp_kedro.progress import Progress
+from kgp_kedro.plumbing.progress import Progress
 
 logger = logging.getLogger(__name__)
 

@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from kgp_kedro.atomic import write_atomic
+from kgp_kedro.plumbing.atomic import write_atomic
 
 SHARD_HEX = 2   # shard = the key's first two hex digits
 

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from kgp_kedro import parallel
+from kgp_kedro.plumbing import parallel
 from kgp_kedro.models.cache import (TextCache, cached_map, open_cache, package_version,
                                     path_fingerprint)
 from kgp_kedro.models.estimates import encoding_estimate
@@ -108,7 +108,7 @@ def embed_passages(passages: pd.DataFrame, encoder, cache_dir: str | None = None
     ``encoder``: a :class:`~kgp_kedro.models.encoders.SentenceEncoder` or a
     :class:`LazyEncoder` (loaded only when something is missing). The missing texts are
     encoded ``chunk_size`` at a time, spread over a Dask cluster's workers when one is active
-    (:func:`kgp_kedro.parallel.map_chunks`; each worker loads the encoder once)."""
+    (:func:`kgp_kedro.plumbing.parallel.map_chunks`; each worker loads the encoder once)."""
     unique = passages.drop_duplicates("passage_id")
     texts = unique["text"].tolist()
     cache = embedding_cache(cache_dir, encoder)

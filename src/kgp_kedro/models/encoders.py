@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from kgp_kedro.models.devices import resolve_device
-from kgp_kedro.parallel import chunks
+from kgp_kedro.plumbing.parallel import chunks
 
 logger = logging.getLogger(__name__)
 

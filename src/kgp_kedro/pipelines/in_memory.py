@@ -67,7 +67,7 @@ def run_chain(chain: str, raw_params: Mapping[str, Any],
               to_outputs: list[str] | None = None) -> dict[str, Any]:
     """Run the registered chain ``chain`` (e.g. ``passages``, ``kg``) shaped by ``raw_params``,
     up to ``to_outputs`` when given."""
-    from kgp_kedro.pipeline_registry import build_pipelines
+    from kgp_kedro.pipelines.chains import build_pipelines
 
     pipeline = build_pipelines(raw_params)[chain]
     if to_outputs:

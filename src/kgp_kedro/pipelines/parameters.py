@@ -16,7 +16,7 @@ from typing import Any
 
 from kedro.config import OmegaConfigLoader
 
-from kgp_kedro.config.project import Parameters, complete_parameters, validate_parameters
+from kgp_kedro.pipelines.parameter_tree import Parameters, complete_parameters, validate_parameters
 
 _active: tuple[Any, Parameters] | None = None
 

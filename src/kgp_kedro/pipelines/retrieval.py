@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 from kedro.pipeline import Pipeline, node
 
-from kgp_kedro.config.project import parse_method
+from kgp_kedro.pipelines.parameter_tree import parse_method
 from kgp_kedro.graphs.build import GraphTables
 from kgp_kedro.models.embeddings import EmbeddingLookup
 from kgp_kedro.models.loading import load_models

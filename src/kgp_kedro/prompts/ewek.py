@@ -5,10 +5,14 @@ what the project has always sent (the LLM call cache is keyed by them)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from kgp_kedro.ewek.composer import Reference
+
+class Reference(Protocol):
+    """What the composer's prompt reads of a quote (:class:`kgp_kedro.ewek.composer.Reference`)."""
+
+    number: int
+    text: str
 
 # -- A.4: the composer, LLaMA-2's instruction (``ewek.composer.instruction``'s default); the
 # short-answer sentence lets EM / F1 score the reply (as read.system_prompt does for the reader)

@@ -4,13 +4,20 @@ relation pruning, entity pruning and the sufficiency check, shortened to the sco
 project parses. Byte-identical to what the project has always sent."""
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from kgp_kedro.ewek.tog import relation_text
 
-if TYPE_CHECKING:
-    from kgp_kedro.ewek.tog import Triple
+class Triple(Protocol):
+    """What the sufficiency check reads of a triple (:class:`kgp_kedro.ewek.tog.Triple`)."""
+
+    def verbalise(self) -> str: ...
+
+
+def relation_text(relation: str) -> str:
+    """A relation label as words (``place_of_birth``, ``people.person.spouse``)."""
+    return " ".join(re.split(r"[._/\s]+", relation)).strip()
 
 
 # -- relation pruning, entity pruning, and whether the triples suffice (ToG's reasoning)

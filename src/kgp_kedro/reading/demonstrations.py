@@ -46,7 +46,7 @@ def train_demonstrations(sources: Sequence[Source], k: int,
     ``ingest.sources`` are; a file that cannot be read stops here, naming ``<key>[i]``)."""
     if k <= 0:
         return []
-    from kgp_kedro.corpus.readers import read_source
+    from kgp_kedro.corpus.sources import read_source
     from kgp_kedro.corpus.schema import QUESTION_COLUMNS
 
     rows = []

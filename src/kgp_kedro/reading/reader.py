@@ -105,7 +105,7 @@ def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.
     call fails: nothing is raised, one summary line is logged). ``system_prompt``, when given,
     goes first (the paper sends the user prompt alone). ``llm_calls``: the reader's call plus
     the question's ``retrieval_llm_calls`` (IRCoT's, the chat agent's); ``ran_as``: what ran
-    under the method's name (:attr:`kgp_kedro.config.project.Method.description`).
+    under the method's name (:attr:`kgp_kedro.pipelines.parameter_tree.Method.description`).
     ``context_form`` (:data:`CONTEXT_FORMS`): each passage bare (the paper's), after its
     document's title, or the passages grouped by document (:func:`document_contexts`, always
     numbered); ``answer_form``: how the answer is read off the reply

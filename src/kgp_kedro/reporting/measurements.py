@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from kgp_kedro.atomic import write_atomic
+from kgp_kedro.plumbing.atomic import write_atomic
 
 PROVENANCE_COLUMNS = ["run", "cpu", "load", "date", "git_commit"]
 

@@ -79,7 +79,7 @@ def describe_runs(project_path, versions: dict[str, str]) -> str:
     """One line per run the ``{dataset: version}`` loads come from, with its env, pipelines,
     finish time and commit from the run manifest (a version the manifest does not hold: said
     so); pin a notebook to one with ``RUN = "<version>"``."""
-    from kgp_kedro.run_integrity import complete_runs
+    from kgp_kedro.runs.integrity import complete_runs
 
     records = {run["version"]: run for run in complete_runs(project_path)}
     by_version: dict[str, list[str]] = {}

@@ -29,7 +29,7 @@ from typing import Any
 
 import pandas as pd
 
-from kgp_kedro.atomic import write_atomic
+from kgp_kedro.plumbing.atomic import write_atomic
 from kgp_kedro.evaluation.qa_scores import SCORE_COLUMNS, summarise_scores
 from kgp_kedro.reporting.qa_tables import comparison_table, paired_differences, score_intervals
 from kgp_kedro.reporting.kg_quality_results import KG_QUALITY_COLUMNS, render_kg_quality_tables
@@ -38,7 +38,7 @@ from kgp_kedro.reporting.retrieval_results import (RETRIEVAL_COLUMNS, RETRIEVAL_
                                                    render_retrieval_tables)
 from kgp_kedro.reporting.snippets import ResultsData, render_page
 from kgp_kedro.reporting.snippets import pages as results_pages
-from kgp_kedro.run_integrity import parameters_digest
+from kgp_kedro.runs.integrity import parameters_digest
 
 logger = logging.getLogger(__name__)
 

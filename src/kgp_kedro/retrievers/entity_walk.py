@@ -51,7 +51,7 @@ from kgp_kedro.retrievers.base import (RETRIEVERS, Requirements, Resources, Retr
 from kgp_kedro.retrievers.structural import Routing, route, structural_visits
 from kgp_kedro.search.ppr import personalized_pagerank
 from kgp_kedro.search.ranking import top_k
-from kgp_kedro.search.seeding import SeedSource, seed_scores
+from kgp_kedro.retrievers.seeding import SeedSource, seed_scores
 
 logger = logging.getLogger(__name__)
 

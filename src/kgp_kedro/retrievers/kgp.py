@@ -1,5 +1,5 @@
 """KGP (§4, §8.2): TF-IDF seeds (or dense ones: ``seeds_from``), then Algorithm 1 over the KG
-of ``retrieve.graph`` with a traversal agent (``agent.kind``, :mod:`kgp_kedro.agents`).
+of ``retrieve.graph`` with a traversal agent (``agent.kind``, :mod:`kgp_kedro.retrievers.agents`).
 
 ``mode: paper`` (default) runs Algorithm 1 as §8.2 does: the budget counts reasoning paths,
 ``budget // branching_factor`` seeds (10 of 30 at branching 3) each branch into the agent's
@@ -19,14 +19,14 @@ import numpy as np
 
 from pydantic import Field
 
-from kgp_kedro.agents.base import AGENTS, ScoreRequest, TraversalAgent
+from kgp_kedro.retrievers.agents.base import AGENTS, ScoreRequest, TraversalAgent
 from kgp_kedro.config.base import NonNegInt, Params, PosInt, parse_named
 from kgp_kedro.corpus.collection import Collection
 from kgp_kedro.retrievers.base import RETRIEVERS, Requirements, Resources, Retriever, Visit
 from kgp_kedro.retrievers.structural import Routing, route, structural_visits
 from kgp_kedro.retrievers.traversal import Step, Walk, drive, traverse_many, walk
 from kgp_kedro.search.ranking import top_k
-from kgp_kedro.search.seeding import SeedSource, dense_scores
+from kgp_kedro.retrievers.seeding import SeedSource, dense_scores
 from kgp_kedro.search.tfidf import TextCounts, TfidfIndex
 
 

@@ -10,7 +10,7 @@ import pandas as pd
 from kgp_kedro.corpus.collection import Collection
 from kgp_kedro.graphs.build import GraphTables, attach
 from kgp_kedro.models.embeddings import EmbeddingLookup
-from kgp_kedro.progress import Progress
+from kgp_kedro.plumbing.progress import Progress
 from kgp_kedro.retrievers.base import Resources, Retriever, SkippedMethod
 
 logger = logging.getLogger(__name__)
@@ -105,7 +105,7 @@ def retrieve_all(questions: pd.DataFrame, passages: pd.DataFrame, method, budget
                  setting: str | None = None, embeddings: EmbeddingLookup | None = None,
                  ann: dict | None = None, scope: str = "per_question",
                  label: str | None = None) -> pd.DataFrame:
-    """``retrieved_<method>`` of a configured :class:`~kgp_kedro.config.project.Method` (an
+    """``retrieved_<method>`` of a configured :class:`~kgp_kedro.pipelines.parameter_tree.Method` (an
     empty table, with a warning, when the method cannot run here). ``encoder`` and ``llm`` are
     loaded models, handed only to methods that require them."""
     name = label or method.name

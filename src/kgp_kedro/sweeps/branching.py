@@ -19,7 +19,7 @@ def sweep_branching_factor(questions: pd.DataFrame, passages: pd.DataFrame,
                            methods: Mapping[str, object], budget: int, factors: Sequence[int],
                            **resources) -> pd.DataFrame:
     """SP-EM, recall and precision at the full budget, latency and model calls per question,
-    for every KGP method of ``methods`` (:class:`~kgp_kedro.config.project.Method`) and
+    for every KGP method of ``methods`` (:class:`~kgp_kedro.pipelines.parameter_tree.Method`) and
     branching factor. As in Figure 7(a-b) the budget stays fixed and each run has
     ``budget // branching factor`` seeds (``seeds: auto``; the ``seeds`` column), whatever the
     method's own ``seeds``; its mode (paper: the budget counts paths) is the method's.

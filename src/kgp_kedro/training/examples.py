@@ -17,12 +17,12 @@ instead: the next hop's passages among every other passage of the collection not
 before it."""
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import pandas as pd
 
-from kgp_kedro.ewek.training import is_heldout
 from kgp_kedro.search.tfidf import TfidfIndex
 from kgp_kedro.training.paths import ReasoningPath
 
@@ -61,6 +61,13 @@ class TrainingSet:
     @property
     def n_questions(self) -> int:
         return len({e.question_id for e in self.examples})
+
+
+def is_heldout(position: int, share: float) -> bool:
+    """Whether the ``position``-th eligible question is held out: every question where the
+    running count ``floor(position * share)`` steps up, i.e. ``share`` of them, evenly spread
+    (the MDR/DPR paths here, EWEK-QA's cross-encoder pairs in :mod:`kgp_kedro.ewek.training`)."""
+    return math.floor((position + 1) * share) > math.floor(position * share)
 
 
 def query_text(question: str, previous: Iterable[str]) -> str:
@@ -126,7 +133,7 @@ def split_paths(paths: Iterable[tuple[ReasoningPath, pd.DataFrame]],
                 heldout_share: float, max_heldout: int, one_order: bool = False) -> TrainingSet:
     """Training examples (``examples_of`` a path) and held-out cases (``cases_of`` a path) of
     ``paths`` (as :func:`~kgp_kedro.training.paths.reasoning_paths` yields them), questions
-    held out by :func:`~kgp_kedro.ewek.training.is_heldout`; stops when both ``max_examples``
+    held out by :func:`is_heldout`; stops when both ``max_examples``
     examples and ``max_heldout`` held-out questions are reached (a question's paths stay on
     one side; the last one may pass ``max_examples``). ``one_order``: a question's first path
     only."""

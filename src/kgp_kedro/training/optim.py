@@ -1,7 +1,7 @@
 """The optimisation every fine-tuning here shares: AdamW (weight decay 0.01) with a linear
 warm-up over ``warmup_ratio`` of the steps and a linear decay to 0, the gradient norm clipped
 to 1, over seeded shuffled batches, with a progress bar; after each step the memory the step
-freed goes back to the system (:func:`~kgp_kedro.memory.release_free_memory`)."""
+freed goes back to the system (:func:`~kgp_kedro.plumbing.memory.release_free_memory`)."""
 from __future__ import annotations
 
 import logging
@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from kgp_kedro.memory import release_free_memory
-from kgp_kedro.progress import Progress
+from kgp_kedro.plumbing.memory import release_free_memory
+from kgp_kedro.plumbing.progress import Progress
 
 logger = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ def source_collections(sources: Sequence[Source], passages: PassagesParams,
     """``(questions, documents, passages)`` of the train files in ``sources``. A source that
     cannot be read stops here, naming ``<key>[i]``."""
     from kgp_kedro.corpus import build_collections, split_passages
-    from kgp_kedro.corpus.readers import read_source
+    from kgp_kedro.corpus.sources import read_source
     from kgp_kedro.corpus.schema import DOCUMENT_COLUMNS, QUESTION_COLUMNS
 
     questions, documents = [], []

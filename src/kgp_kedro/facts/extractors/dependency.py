@@ -24,7 +24,7 @@ from kgp_kedro.config.base import Params, PosInt
 from kgp_kedro.facts.base import EXTRACTORS, SPACY_TYPES, FactExtractor, HyperTriple
 from kgp_kedro.graphs.linking import strip_disambiguation
 from kgp_kedro.models.cache import package_version
-from kgp_kedro.progress import track
+from kgp_kedro.plumbing.progress import track
 
 logger = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ import pandas as pd
 from kgp_kedro.config.base import Params
 from kgp_kedro.corpus.collection import Collection
 from kgp_kedro.graphs.model import Graph
-from kgp_kedro.registry import Registry
+from kgp_kedro.plumbing.registry import Registry
 
 
 class GraphBuilder(ABC):

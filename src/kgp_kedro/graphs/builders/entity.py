@@ -14,7 +14,7 @@ from typing import Any, Literal
 import pandas as pd
 from pydantic import Field
 
-from kgp_kedro import parallel
+from kgp_kedro.plumbing import parallel
 from kgp_kedro.config.base import Fraction, Params, PosInt
 from kgp_kedro.corpus.collection import Collection
 from kgp_kedro.graphs import linking
@@ -111,7 +111,7 @@ class LinkerParams(Params):
     labels: list[str] = Field(default_factory=lambda: list(DEFAULT_LABELS))
     batch_size: PosInt = 256
     # passages per linking task: the unit spread over a Dask cluster's workers
-    # (kgp_kedro.parallel); the same chunks with or without a cluster
+    # (kgp_kedro.plumbing.parallel); the same chunks with or without a cluster
     chunk_size: PosInt = 2048
     lang: str = "en"                                 # tagme: the API's language
     # on-disk mention cache keyed by (backend, spaCy model + version, labels, the linker's code;
@@ -178,7 +178,7 @@ def find_mentions(texts: Sequence[str], params: LinkerParams) -> list[list[Menti
     """The configured linker's mentions of each text; mentions already in the linker's
     ``cache_dir`` are reused (the linker runs, and spaCy loads, only when a text is missing).
     The missing texts are linked ``chunk_size`` at a time, spread over a Dask cluster's workers
-    when one is active (:func:`kgp_kedro.parallel.map_chunks`)."""
+    when one is active (:func:`kgp_kedro.plumbing.parallel.map_chunks`)."""
 
     def annotate(missing: list[str]) -> list[list[Mention]]:
         logger.info("Linking entities in %s passages (%s cached or repeated): %s",

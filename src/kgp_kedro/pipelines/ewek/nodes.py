@@ -31,7 +31,8 @@ def train_reranker(questions: pd.DataFrame, documents: pd.DataFrame, passages: p
     quotes keep the filter's order; an INFO line says which)."""
     from kgp_kedro.ewek.guard import guard_fires, mean_recall, recall_before_after
     from kgp_kedro.ewek.run import open_embedder
-    from kgp_kedro.ewek.training import pairs_auc, train_cross_encoder, training_pairs
+    from kgp_kedro.ewek.training import training_pairs
+    from kgp_kedro.training.cross_encoder import pairs_auc, train_cross_encoder
     from kgp_kedro.training.sources import source_collections
     from kgp_kedro.models.devices import resolve_device
 
@@ -84,7 +85,7 @@ def answer_with_ewek(qa_questions: pd.DataFrame, documents: pd.DataFrame,
     ``training`` its report: when its guard fired, no rerank (the filter's order is kept);
     when ``ewek.rerank.cross_encoder`` names a model, that one is loaded instead."""
     from kgp_kedro.ewek.facts_graph import make_extractor
-    from kgp_kedro.ewek.rerank import load_cross_encoder
+    from kgp_kedro.models.cross_encoders import load_cross_encoder
     from kgp_kedro.ewek.run import run_ewek
     from kgp_kedro.llm import make_llm
     from kgp_kedro.models.embeddings import LazyEncoder, embedding_cache

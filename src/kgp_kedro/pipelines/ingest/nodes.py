@@ -8,7 +8,7 @@ import pandas as pd
 from kgp_kedro.config import validate
 from kgp_kedro.config.sections import IngestParams
 from kgp_kedro.corpus import build_collections
-from kgp_kedro.corpus.readers import SKIPPED_COLUMNS, SourceRead
+from kgp_kedro.corpus.sources import SKIPPED_COLUMNS, SourceRead
 from kgp_kedro.corpus.schema import DOCUMENT_COLUMNS, QUESTION_COLUMNS
 
 

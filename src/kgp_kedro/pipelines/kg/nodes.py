@@ -5,7 +5,7 @@ from typing import Any
 
 import pandas as pd
 
-from kgp_kedro.config.project import parse_variant
+from kgp_kedro.pipelines.parameter_tree import parse_variant
 from kgp_kedro.graphs.build import stream_variant
 from kgp_kedro.graphs.cache import GraphCache
 from kgp_kedro.graphs.edge_table import EdgeTable

@@ -6,7 +6,7 @@ from typing import Any
 
 import pandas as pd
 
-from kgp_kedro.config.project import parse_variant
+from kgp_kedro.pipelines.parameter_tree import parse_variant
 from kgp_kedro.corpus import pool_collections
 from kgp_kedro.graphs.build import build_variant
 from kgp_kedro.models.embeddings import EmbeddingLookup

@@ -11,10 +11,10 @@ import plotly.graph_objects as go
 from kgp_kedro.reporting.qa_tables import (comparison_table, plot_qa_comparison, reader_costs,
                                            score_intervals)
 from kgp_kedro.config import validate
-from kgp_kedro.config.project import parse_method
+from kgp_kedro.pipelines.parameter_tree import parse_method
 from kgp_kedro.config.sections import LLMParams, ReportParams
 from kgp_kedro.reporting.results import ANSWER_BLOCKS, record_answers
-from kgp_kedro.run_integrity import git_commit
+from kgp_kedro.runs.integrity import git_commit
 
 logger = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from kgp_kedro.config import validate
-from kgp_kedro.config.project import parse_method, parse_variant
+from kgp_kedro.pipelines.parameter_tree import parse_method, parse_variant
 from kgp_kedro.config.sections import PassagesParams, RetrievalQualityParams
 from kgp_kedro.evaluation.hops import hop_histogram
 from kgp_kedro.evaluation.retrieval import score_retrieval
