@@ -39,7 +39,7 @@ def main() -> None:
     bootstrap_project(ROOT)
     import llama_cpp
 
-    from kgp_kedro.config.project import validate_parameters
+    from kgp_kedro.pipelines.parameter_tree import validate_parameters
     from kgp_kedro.llm.backends import LocalBackend
     from kgp_kedro.pipelines.parameters import project_parameters
     from kgp_kedro.reading.demonstrations import train_demonstrations, with_demonstrations
