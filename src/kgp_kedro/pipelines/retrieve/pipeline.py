@@ -21,7 +21,7 @@ def create_pipeline(params) -> Pipeline:
                                   outputs={f"retrieved_{m}"},
                                   parameters={"params:retrieve.replay"})
                          for m in params.methods], tags=["retrieve"])
-    return Pipeline([method_pipeline(m, params, f"retrieved_{m}",
+    return Pipeline([method_pipeline(m, params, f"retrieved_{m.name}",
                                      graph=params.retrieve.graph.variant,
                                      setting=params.graph_setting)
                      for m in params.methods.values()], tags=["retrieve"])
