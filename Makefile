@@ -139,7 +139,7 @@ replay: $(LLM_STAMP) $(READER_STAMP)
 # retrieved lists that differ from the committed piece's recording (a number, not a failure)
 replay-check: $(BASE_STAMP)
 	$(BIN)/kedro run --env qa_benchmark --pipelines retrieve --params "ingest.qa_questions_per_source=$(REPLAY_QUESTIONS)"
-	$(BIN)/python -m kgp_kedro.retrievers.recorded results/qa_benchmark/retrieved.csv.gz
+	$(BIN)/python -m kgp_kedro.retrievers.recorded results/qa_benchmark/retrieved.csv.gz --output data/qa_benchmark/07_model_output
 
 test: $(TEST_STAMP)
 	$(BIN)/python -m pytest

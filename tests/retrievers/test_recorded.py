@@ -83,3 +83,30 @@ def test_a_rerun_that_swaps_a_near_tie_is_counted(tmp_path, hotpot_passages, bm2
     rerun.loc[head, "rank"] = 1 - rerun.loc[head, "rank"]
     assert compare(recording, {"bm25": rerun}).to_dict("records") == [
         {"method": "bm25", "questions": 8, "changed": 2, "changed_top": 1}]
+
+
+def test_a_backfill_records_the_retrievals_of_the_committed_answers(tmp_path, hotpot_passages,
+                                                                    bm25):
+    from kedro.io.core import Version
+
+    from kgp_kedro.datasets.table import TableDataset
+    from kgp_kedro.evaluation.qa_scores import SCORE_COLUMNS
+    from kgp_kedro.retrievers.recorded import backfill
+
+    questions, _ = hotpot_passages
+    output = tmp_path / "07_model_output"
+    TableDataset(filepath=str(output / "retrieved_bm25.parquet"),
+                 version=Version(None, None)).save(bm25)
+    answered = pd.DataFrame([{"source": "hotpotqa", "question_id": q, "method": m}
+                             for q in questions["question_id"].head(3)
+                             for m in ("bm25", "holmes")]).reindex(columns=SCORE_COLUMNS)
+    (tmp_path / "bench").mkdir()
+    answered.to_csv(tmp_path / "bench" / "answers.csv", index=False)
+    path = tmp_path / "bench" / "retrieved.csv.gz"
+    table = backfill(path, output)        # HOLMES is not a retrieval method: nothing for it
+    assert set(table["method"]) == {"bm25"}
+    assert sorted(set(table["question_id"])) == sorted(questions["question_id"].head(3))
+    assert table.equals(read_recorded(path))
+    assert table.equals(recorded_rows(bm25, questions["question_id"].head(3))
+                        .sort_values(["method", "source", "question_id", "rank"])
+                        .reset_index(drop=True))

@@ -127,11 +127,33 @@ def compare(recording: pd.DataFrame, rerun: dict[str, pd.DataFrame], top: int = 
     return pd.DataFrame(rows, columns=["method", "questions", "changed", "changed_top"])
 
 
-def main(argv: list[str] | None = None) -> int:
+def _retrieved(output: Path, methods: Iterable[str]) -> dict[str, pd.DataFrame]:
+    """The newest ``retrieved_<method>.parquet`` under ``output`` of each of ``methods`` that
+    has one."""
     from kedro.io.core import Version
 
     from kgp_kedro.datasets.table import TableDataset
 
+    return {m: TableDataset(filepath=str(output / f"retrieved_{m}.parquet"),
+                            version=Version(None, None)).load()
+            for m in sorted(set(methods)) if (output / f"retrieved_{m}.parquet").exists()}
+
+
+def backfill(recording: Path, output: Path) -> pd.DataFrame:
+    """Record, for a benchmark committed before its recording existed, the retrieved passages
+    of every (method, question) of its ``answers.csv`` (beside ``recording``) from a retrieve
+    run's tables under ``output`` (methods without one, HOLMES, EWEK-QA and ToG, are not
+    retrieval methods). Replay the piece with ``llm.store_only`` after: a run that ends proves
+    these are the passages that built its prompts."""
+    from kgp_kedro.reporting.results import read_answers
+
+    answers = read_answers(recording.parent).astype({"question_id": str})
+    scored = answers.groupby("method")["question_id"].agg(set).to_dict()
+    tables = _retrieved(output, scored)
+    return record(recording, [recorded_rows(t, scored[m]) for m, t in tables.items()])
+
+
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="How many recorded retrievals a rerun here "
                                                  "changes (a count, not a failure).")
     parser.add_argument("recording", type=Path, help=f"a benchmark's {FILENAME}")
@@ -140,14 +162,17 @@ def main(argv: list[str] | None = None) -> int:
                              "(default: data/07_model_output)")
     parser.add_argument("--top", type=int, default=10, help="also count changes within the "
                         "first TOP rows (default 10: the benchmark's read.max_passages)")
+    parser.add_argument("--backfill", action="store_true",
+                        help="instead: write RECORDING from the tables under --output for every "
+                             "question and method of the benchmark's answers.csv")
     args = parser.parse_args(argv)
+    if args.backfill:
+        table = backfill(args.recording, args.output)
+        sys.stdout.write(f"{args.recording}: {len(table)} rows, "
+                         f"{len(table.drop_duplicates(KEY))} questions and methods\n")
+        return 0
     recording = read_recorded(args.recording)
-    rerun = {}
-    for method in sorted(set(recording["method"])):
-        path = args.output / f"retrieved_{method}.parquet"
-        if path.exists():
-            rerun[method] = TableDataset(filepath=str(path), version=Version(None, None)).load()
-    counts = compare(recording, rerun, args.top)
+    counts = compare(recording, _retrieved(args.output, recording["method"]), args.top)
     sys.stdout.write(counts.to_string(index=False) + "\n")
     sys.stdout.write(f"{int(counts['changed'].sum())} of {int(counts['questions'].sum())} "
                      f"retrieved lists differ from {args.recording} "
