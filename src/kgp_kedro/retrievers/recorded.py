@@ -101,9 +101,10 @@ def replayed(questions: pd.DataFrame, recording: pd.DataFrame, method: str,
 
 
 def _lists(table: pd.DataFrame) -> dict[tuple[str, str], list[tuple[str, str]]]:
-    """Each (method, question)'s ranked ``(passage id, path)`` pairs."""
-    table = table[table["rank"] >= 0].sort_values("rank")
-    return {(m, str(q)): list(zip(g["passage_id"], g["path"]))
+    """Each (method, question)'s ranked ``(passage id, path)`` pairs (none: an empty list)."""
+    table = table.sort_values("rank")
+    return {(m, str(q)): list(zip(g.loc[g["rank"] >= 0, "passage_id"],
+                                  g.loc[g["rank"] >= 0, "path"]))
             for (m, q), g in table.groupby(["method", "question_id"], sort=False)}
 
 
