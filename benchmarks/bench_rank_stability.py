@@ -1,5 +1,6 @@
-"""How many retrieved lists the encoder's float noise changes: the dense (``dpr``) and entity
-walk (``kgp``) retrievals of bundled questions, encoded in fp32 and in bf16, in batches of
+"""How many retrieved lists the encoder's float noise changes: the dense (``dpr``), MDR
+(``mdr``: pairs ranked by the product of two dense scores) and entity walk (``kgp``: PPR mass)
+retrievals of bundled questions, encoded in fp32 and in bf16, in batches of
 1, 7 and 64 on 1 PyTorch thread and of 64 on 2, each compared with its dtype's reference
 (batch 64, 1 thread) and with fp32's, as lists (ids in rank order) and as sets (the ids
 retrieved).
@@ -8,7 +9,7 @@ retrieved).
 
 Questions: the first ``--questions`` of each bundled source (HotpotQA, MuSiQue, 2Wiki), their
 collections made as the pipeline makes them with ``--negatives`` negative documents each; the
-methods are conf/base's ``dpr`` and ``kgp``, budget 30. Figures are counts on this CPU (printed
+methods are conf/base's ``dpr``, ``mdr`` and ``kgp``, budget 30. Figures are counts on this CPU (printed
 with the load average and whether it computes bf16 natively); another CPU can give others.
 """
 from __future__ import annotations
@@ -37,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SOURCES = {"hotpotqa": "data/01_raw/hotpotqa/hotpot_dev_distractor_v1_sample300.json",
            "musique": "data/01_raw/musique/musique_ans_v1.0_dev_sample181.jsonl",
            "2wikimultihopqa": "data/01_raw/2wikimultihopqa/dev_sample103.json"}
-METHODS = ("dpr", "kgp")
+METHODS = ("dpr", "mdr", "kgp")
 SETTINGS = ((1, 1), (7, 1), (64, 1), (64, 2))   # (encoding batch size, PyTorch threads)
 REFERENCE = (64, 1)   # a dtype's reference run
 

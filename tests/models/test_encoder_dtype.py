@@ -89,3 +89,25 @@ def test_the_chosen_dtype_and_device_are_logged(embeddings):
         assert any(f"on cpu in {dtype} (dtype {dtype}" in m for m in messages), messages
         assert model.encode(["A sentence."]).dtype == np.float32
         assert model.encode([]).shape == (0, 384)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_a_methods_own_model_runs_in_the_dtype_of_the_runs_encoder(dtype):
+    """A trained model (a retriever's ``model`` option, the encoder agent's) loads in the dtype
+    of the ``retrieve.embeddings`` encoder, not in its own ``auto``: one setting, every
+    encoder."""
+    from kgp_kedro.retrievers.agents.encoder import EncoderAgent
+    from kgp_kedro.config.sections import EncoderParams
+    from kgp_kedro.models import load_encoder
+    from kgp_kedro.retrievers import Resources
+    from kgp_kedro.retrievers.baselines import with_model
+
+    base = load_encoder(EncoderParams(device="cpu", dtype=dtype))
+    own = with_model(Resources(30, base), "all-MiniLM-L6-v2").encoder
+    assert own is not base and own.dtype == dtype
+    agent = EncoderAgent(EncoderAgent.Params(model="all-MiniLM-L6-v2"), Resources(30, base))
+    assert agent.encoder is not base and agent.encoder.dtype == dtype
+    forced = EncoderAgent(EncoderAgent.Params(model="all-MiniLM-L6-v2", dtype="float32"),
+                          Resources(30, load_encoder(EncoderParams(device="cpu",
+                                                                   dtype="bfloat16"))))
+    assert forced.encoder.dtype == "float32"

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from kgp_kedro.search import TfidfIndex, text_similarity, tfidf_search, top_k
+from kgp_kedro.search.ranking import rank_key, ranked
 from tests.conftest import HOTPOT
 
 
@@ -47,6 +48,20 @@ def test_top_k_ties_go_to_the_earlier_position():
     order, scores = top_k(np.array([0.5, 0.9, 0.5, 0.9, 0.1]), 4)
     assert order.tolist() == [1, 3, 0, 2] and scores.tolist() == [0.9, 0.9, 0.5, 0.5]
     assert top_k(np.array([0.2, 0.1]), 5)[0].tolist() == [0, 1]
+
+
+def test_scores_that_differ_only_past_the_ranking_digits_tie_to_the_earlier_position():
+    # 6 significant digits: 0.7123451 and 0.7123452 are both 0.712345, a tie (earlier first);
+    # 0.712346 really differs and ranks first; PPR-sized masses keep 6 digits of their own
+    scores = np.array([0.7123451, 0.7123452, 0.712346, 0.7123449])
+    assert rank_key(scores).tolist() == [0.712345, 0.712345, 0.712346, 0.712345]
+    assert ranked(scores).tolist() == [2, 0, 1, 3]
+    assert ranked(scores + 1e-9 * np.array([0, 1, 0, 1])).tolist() == [2, 0, 1, 3]
+    masses = np.array([3.2e-6, 3.3e-6, 3.20000001e-6])
+    assert ranked(masses).tolist() == [1, 0, 2]
+    assert top_k(masses, 2)[1].tolist() == [3.3e-6, 3.2e-6]   # the raw scores come back
+    assert ranked(np.array([[0.1, 0.3], [0.30000001, 0.3]]), axis=1).tolist() == [[1, 0], [0, 1]]
+    assert rank_key(np.array([0.0, -np.inf, -2.5e-9])).tolist() == [0.0, -np.inf, -2.5e-9]
 
 
 def test_seeds_of_real_questions_mostly_hit_a_supporting_sentence():

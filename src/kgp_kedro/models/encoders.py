@@ -152,6 +152,13 @@ class SentenceEncoder:
         return lengths
 
 
+def encoder_dtype(beside, dtype: str = "auto") -> str:
+    """The dtype of an encoder loaded beside the encoder ``beside`` (a method's own model
+    beside the ``retrieve.embeddings`` encoder): ``dtype`` when forced, else ``beside``'s
+    (``auto`` where there is none), so one setting decides every encoder of a run."""
+    return dtype if dtype != "auto" or beside is None else beside.dtype
+
+
 def same_length_batches(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
     """Positions of ``lengths`` grouped by equal length (shortest first, each group in input
     order), each group cut into batches of at most ``batch_size``."""

@@ -61,6 +61,11 @@ def compose(params) -> dict[str, Pipeline]:
         f"kgp_kedro.pipelines.{name}.pipeline").create_pipeline(params)) for name in STAGES}
     pipelines = {name: sum((stages[s] for s in chain), Pipeline([]))
                  for name, chain in CHAINS.items()}
+    if params.retrieve.replay:   # no KG, embedding or training run that nothing reads now
+        for name, chain in CHAINS.items():
+            if stages[chain[-1]].nodes:
+                pipelines[name] = pipelines[name].to_nodes(
+                    *(n.name for n in stages[chain[-1]].nodes))
     for name, targets in TARGETS.items():
         if set(targets) <= pipelines[name].all_outputs():
             pipelines[name] = pipelines[name].to_outputs(*targets)

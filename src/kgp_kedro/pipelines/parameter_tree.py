@@ -120,6 +120,10 @@ class RetrieveBlock(Params):
     graph: GraphRef = Field(default_factory=GraphRef)   # the KG KGP traverses (Table 2: TAGME)
     embeddings: str = "minilm"     # the embed.encoders entry of the dense methods
     methods: dict[str, Any] = Field(min_length=1)
+    # a benchmark's recorded retrievals (results/<benchmark>/retrieved.csv.gz): each method's
+    # passages read from it instead of retrieved, so its prompts are the recorded ones on any
+    # CPU (retrievers/recorded.py); null: retrieve
+    replay: str | None = None
 
 
 class KgBlock(Params):

@@ -14,7 +14,9 @@ class NoOptions(Params):
 
 def with_model(resources: Resources, model: str | None) -> Resources:
     """``resources`` with the encoder of a method's own ``model`` option (a local path; a
-    ``trained:<name>`` is resolved to its path before), unchanged when null."""
+    ``trained:<name>`` is resolved to its path before), unchanged when null. It runs in the
+    dtype of the ``retrieve.embeddings`` encoder (``embed.encoders.<name>.dtype``), so a run
+    forced to fp32 is fp32 in every encoder."""
     if model is None:
         return resources
     require_resolved(model)
@@ -22,8 +24,10 @@ def with_model(resources: Resources, model: str | None) -> Resources:
 
     from kgp_kedro.config.sections import EncoderParams
     from kgp_kedro.models import load_encoder
+    from kgp_kedro.models.encoders import encoder_dtype
 
-    return replace(resources, encoder=load_encoder(EncoderParams(model=model)))
+    return replace(resources, encoder=load_encoder(EncoderParams(model=model, dtype=encoder_dtype(
+        resources.encoder))))
 
 
 @RETRIEVERS.register("none")

@@ -14,6 +14,7 @@ from kgp_kedro.corpus.collection import Collection
 from kgp_kedro.prompts.ircot import ircot_prompt
 from kgp_kedro.retrievers.base import RETRIEVERS, Requirements, Retriever, Visit
 from kgp_kedro.search.lexical import Bm25Index
+from kgp_kedro.search.ranking import ranked as rank_order
 
 _ANSWERED = re.compile(r"answer is", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
@@ -50,7 +51,7 @@ def ircot_search(question: str, texts: Sequence[str], llm, index: Bm25Index, bud
 
     def retrieve(query: str) -> tuple[int, ...]:
         ranked, seen = index.scores(query), set(order)
-        fresh = [int(i) for i in np.argsort(-ranked, kind="stable") if int(i) not in seen]
+        fresh = [int(i) for i in rank_order(ranked) if int(i) not in seen]
         taken = tuple(fresh[:min(step_k, budget - len(order))])
         order.extend(taken)
         scores.extend(float(ranked[i]) for i in taken)

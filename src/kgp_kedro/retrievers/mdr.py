@@ -12,6 +12,7 @@ from kgp_kedro.corpus.collection import Collection
 from kgp_kedro.retrievers.base import (RETRIEVERS, ModelOption, Requirements, Resources, Retriever,
                                        Visit)
 from kgp_kedro.retrievers.baselines import with_model
+from kgp_kedro.search.ranking import ranked as rank_order
 
 @dataclass(frozen=True)
 class HopPair:
@@ -30,7 +31,8 @@ def mdr_search(question: str, passages: Sequence[str], encode: Callable[[Sequenc
 
     Hop 1: the ``first_hop`` passages nearest the question. Hop 2: for each, the question
     concatenated with that passage is encoded and its ``second_hop`` nearest *other* passages
-    taken. The ``first_hop × second_hop`` pairs are ranked by the product of their two scores;
+    taken. The ``first_hop × second_hop`` pairs are ranked by the product of their two scores
+    (:func:`~kgp_kedro.search.ranking.ranked`: ties, at its digits, to the earlier pair);
     the passages of the best pairs, first hop before second, make the ``top_k`` context.
     ``search(queries, k)`` gives ``(scores, positions)`` per query: exact
     (:func:`exact_search`) or a faiss index. Returns positions, the score of the pair that
@@ -46,7 +48,7 @@ def mdr_search(question: str, passages: Sequence[str], encode: Callable[[Sequenc
         hops = [(p2, s2) for p2, s2 in zip(second[row], second_scores[row])
                 if p2 != p1 and p2 >= 0][:second_hop]
         pairs.extend(HopPair(int(p1), int(p2), float(s1 * s2)) for p2, s2 in hops)
-    pairs.sort(key=lambda p: -p.score)
+    pairs = [pairs[i] for i in rank_order(np.array([p.score for p in pairs]))]
     ranked: dict[int, float] = {}
     for pair in pairs:
         for p in (pair.first, pair.second):

@@ -50,6 +50,7 @@ from typing import Literal
 import numpy as np
 
 from kgp_kedro.retrievers.base import Visit
+from kgp_kedro.search.ranking import ranked
 
 Path = tuple[str, ...]
 Step = tuple[Path, list[str]]          # a path and the candidates that could extend it
@@ -66,11 +67,6 @@ def _check(branching_factor: int, budget: int, max_hops: int, mode: str) -> None
         raise ValueError("branching_factor and budget must be >= 1, max_hops >= 0")
     if mode not in MODES:
         raise ValueError(f"traversal mode {mode!r}: expected one of {', '.join(MODES)}")
-
-
-def _ranked(scores: np.ndarray) -> np.ndarray:
-    """Candidate positions, best first (ties: the earlier candidate)."""
-    return np.argsort(-np.asarray(scores, dtype=np.float64), kind="stable")
 
 
 def walk(seeds: Sequence[str], seed_scores: Sequence[float],
@@ -114,7 +110,7 @@ def _paper(seeds: dict[str, float], neighbors: Callable[[str], Iterable[str]],
                 grown.append((path, score))
                 continue
             (_, candidates), scores = next(scored)
-            for j in _ranked(scores)[:quota[i]]:
+            for j in ranked(scores)[:quota[i]]:
                 grown.append(((*path, candidates[j]), float(scores[j])))
         paths = grown
     return [Visit(path[-1], path, len(path) - 1, score) for path, score in paths]
@@ -145,7 +141,7 @@ def _distinct(seeds: dict[str, float], neighbors: Callable[[str], Iterable[str]]
             start = end
             for (path, candidates), scores in zip(steps, (yield steps)):
                 took = 0
-                for j in _ranked(scores):
+                for j in ranked(scores):
                     if took == branching_factor or taken == share:
                         break
                     if candidates[j] in seen:   # an earlier path took it at this hop

@@ -35,7 +35,15 @@ class VectorIndex:
         self.kind, self.size = kind, len(vectors)
 
     def search(self, queries: np.ndarray, top: int) -> tuple[np.ndarray, np.ndarray]:
-        """``(scores, positions)``, each ``len(queries) × min(top, size)``, best first."""
+        """``(scores, positions)``, each ``len(queries) × min(top, size)``, best first (the
+        index's hits in the ranking rule's order: :func:`~kgp_kedro.search.ranking.rank_key`,
+        then position)."""
+        from kgp_kedro.search.ranking import rank_key
+
         queries = np.ascontiguousarray(np.atleast_2d(queries), dtype=np.float32)
         scores, positions = self.index.search(queries, min(top, self.size))
-        return scores.astype(np.float64), positions.astype(np.int64)
+        scores, positions = scores.astype(np.float64), positions.astype(np.int64)
+        order = np.array([np.lexsort((p, -rank_key(s))) for s, p in zip(scores, positions)],
+                         dtype=np.int64).reshape(scores.shape)
+        return (np.take_along_axis(scores, order, axis=1),
+                np.take_along_axis(positions, order, axis=1))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from kgp_kedro.models.devices import resolve_device
+from kgp_kedro.search.ranking import ranked
 
 
 def inner_product_scores(queries: np.ndarray, passages: np.ndarray,
@@ -20,7 +21,8 @@ def inner_product_scores(queries: np.ndarray, passages: np.ndarray,
 def exact_search(queries: np.ndarray, passage_vectors: np.ndarray, top: int,
                  device: str = "auto") -> tuple[np.ndarray, np.ndarray]:
     """``(scores, positions)`` of the ``top`` passages by inner product for each query, best
-    first (ties: earlier passage), as :meth:`VectorIndex.search` returns them."""
+    first (:func:`~kgp_kedro.search.ranking.ranked`: ties, at its digits, to the earlier
+    passage), as :meth:`VectorIndex.search` returns them."""
     scores = inner_product_scores(queries, passage_vectors, device)
-    order = np.argsort(-scores, axis=1, kind="stable")[:, :top]
+    order = ranked(scores, axis=1)[:, :top]
     return np.take_along_axis(scores, order, axis=1), order

@@ -11,6 +11,7 @@ from kgp_kedro.graphs.builders.base import BUILDERS, GraphBuilder
 from kgp_kedro.graphs.features import shared_feature_edges
 from kgp_kedro.graphs.linking import strip_disambiguation
 from kgp_kedro.graphs.model import Edges, Graph, Nodes
+from kgp_kedro.search.ranking import rank_key
 
 
 def _title_phrase(title: str, analyzer) -> str:
@@ -29,7 +30,8 @@ def document_texts(passages: Sequence[str], doc_index: Sequence[int], n_docs: in
 def rank_tfidf_keywords(doc_texts: Sequence[str], ngram_range: tuple[int, int],
                         stop_words: str | None) -> list[list[str]]:
     """Every term of each document, best TF-IDF score first (IDF over the collection's
-    documents). Ties are broken alphabetically, so the ranking is deterministic."""
+    documents), compared at :data:`~kgp_kedro.search.ranking.RANK_DIGITS` significant digits.
+    Ties are broken alphabetically, so the ranking is deterministic."""
     from sklearn.feature_extraction.text import TfidfVectorizer
 
     vectorizer = TfidfVectorizer(stop_words=stop_words, ngram_range=tuple(ngram_range))
@@ -42,7 +44,7 @@ def rank_tfidf_keywords(doc_texts: Sequence[str], ngram_range: tuple[int, int],
     for i in range(scores.shape[0]):
         start, end = scores.indptr[i], scores.indptr[i + 1]
         indices, data = scores.indices[start:end], scores.data[start:end]
-        ranking.append([terms[indices[j]] for j in np.lexsort((terms[indices], -data))])
+        ranking.append([terms[indices[j]] for j in np.lexsort((terms[indices], -rank_key(data)))])
     return ranking
 
 

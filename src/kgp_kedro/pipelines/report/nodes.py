@@ -14,6 +14,7 @@ from kgp_kedro.config import validate
 from kgp_kedro.pipelines.parameter_tree import parse_method
 from kgp_kedro.config.sections import LLMParams, ReportParams
 from kgp_kedro.reporting.results import ANSWER_BLOCKS, record_answers
+from kgp_kedro.retrievers.recorded import FILENAME, record, recorded_rows
 from kgp_kedro.runs.integrity import git_commit
 
 logger = logging.getLogger(__name__)
@@ -86,3 +87,21 @@ def record_results(qa_scores: pd.DataFrame, report: dict[str, Any], *blocks: Any
     logger.info("results: %d answers of this run recorded in %s (%d in all); commit it, then "
                 "python -m kgp_kedro.reporting.results regenerates its tables",
                 len(qa_scores), directory / "answers.csv", len(table))
+
+
+def record_retrieved(qa_scores: pd.DataFrame, report: dict[str, Any],
+                     *retrieved: pd.DataFrame) -> None:
+    """The retrieved passages of every question the run scored, per retrieval method, into
+    ``<report.results.root>/<report.results.benchmark>/retrieved.csv.gz``: what its prompts
+    were built from, which ``retrieve.replay`` reads back on any CPU
+    (:mod:`kgp_kedro.retrievers.recorded`)."""
+    params = validate(ReportParams, report, "report")
+    path = Path(params.results.root) / str(params.results.benchmark) / FILENAME
+    scored = {m: set(group) for m, group in
+              qa_scores.astype({"question_id": str}).groupby("method")["question_id"]}
+    tables = [recorded_rows(table, scored[table["method"].iloc[0]]) for table in retrieved
+              if len(table) and table["method"].iloc[0] in scored]
+    whole = record(path, tables)
+    logger.info("results: the retrieved passages of %d questions and methods recorded in %s "
+                "(%d rows in all)", sum(t[["method", "question_id"]].drop_duplicates().shape[0]
+                                        for t in tables), path, len(whole))

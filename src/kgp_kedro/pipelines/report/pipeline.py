@@ -1,16 +1,20 @@
 """report: ``qa_summary`` -> Table 1, Table 2, reader costs and the F1 figure; with
 ``report.results.benchmark`` set, every scored answer also goes into the committed results
-store."""
+store, with the retrieved passages its prompts were built from."""
 from kedro.pipeline import Pipeline, node
 
-from kgp_kedro.pipelines.report.nodes import record_results, tabulate_costs, tabulate_qa
+from kgp_kedro.pipelines.report.nodes import (record_results, record_retrieved, tabulate_costs,
+                                              tabulate_qa)
 from kgp_kedro.reporting.results import ANSWER_BLOCKS
 
 
 def create_pipeline(params) -> Pipeline:
     recorded = ([node(record_results, ["qa_scores", "params:report",
                                        *(f"params:{block}" for block in ANSWER_BLOCKS)],
-                      None, name="record_results")] if params.report.results.benchmark else [])
+                      None, name="record_results"),
+                 node(record_retrieved, ["qa_scores", "params:report",
+                                         *[f"retrieved_{m}" for m in params.methods]],
+                      None, name="record_retrieved")] if params.report.results.benchmark else [])
     return Pipeline([
         *recorded,
         node(tabulate_qa, ["qa_summary", "params:report", "qa_scores"],

@@ -12,6 +12,7 @@ from kgp_kedro.config.sections import EncoderParams
 from kgp_kedro.corpus.collection import Collection
 from kgp_kedro.models import load_encoder
 from kgp_kedro.models.devices import resolve_device
+from kgp_kedro.models.encoders import encoder_dtype
 from kgp_kedro.retrievers.base import ModelOption, Requirements, Resources, require_resolved
 
 
@@ -46,7 +47,7 @@ class EncoderAgent(ModelOption, TraversalAgent):
         model: str | None = None   # null: the encoder of retrieve.embeddings; trained:<name>
         device: str = "auto"
         batch_size: PosInt = 64
-        dtype: str = "auto"
+        dtype: str = "auto"   # auto: the retrieve.embeddings encoder's (its own where none)
 
     needs = Requirements(embeddings=True)
 
@@ -55,7 +56,8 @@ class EncoderAgent(ModelOption, TraversalAgent):
         require_resolved(params.model)
         self.encoder = (resources.encoder if params.model is None else load_encoder(
             EncoderParams(model=params.model, device=params.device,
-                          batch_size=params.batch_size, dtype=params.dtype)))
+                          batch_size=params.batch_size,
+                          dtype=encoder_dtype(resources.encoder, params.dtype))))
         self._encoded: dict[str, np.ndarray] = {}
 
     def _encode_missing(self, texts: Sequence[str]) -> None:

@@ -1,0 +1,45 @@
+"""``retrieve.replay``: a fresh copy of the project reads the session run's recorded
+retrievals instead of retrieving, so its reader builds the session run's prompts (every call
+answered by the copied reply cache, none sent) with no KG, embedding or training run."""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from kgp_kedro.retrievers.recorded import record, recorded_rows
+from tests.pipelines.test_qa_pipeline import _latest
+from tests.projects import LOCAL_PARAMETERS, make_project, run_pipeline
+
+pytestmark = pytest.mark.slow
+
+CACHE = "data/07_model_output/llm_calls.sqlite"
+METHODS = ["none", "golden", "bm25", "dpr", "mdr_trained", "kgp_tfidf", "kgp_mdr", "kgp",
+           "kgp_chat", "ircot"]
+
+
+def test_a_replay_rebuilds_the_recorded_prompts_without_retrieving(project_run, tmp_path):
+    questions = _latest(project_run, "data/02_intermediate/qa_questions.parquet")
+    recording = tmp_path / "retrieved.csv.gz"
+    record(recording, [recorded_rows(_latest(project_run,
+                                             f"data/07_model_output/retrieved_{m}.parquet"),
+                                     questions["question_id"]) for m in METHODS])
+    parameters = {**LOCAL_PARAMETERS, "retrieve": {"methods": {
+        m: LOCAL_PARAMETERS["retrieve"]["methods"][m] for m in METHODS}}}
+    copy = make_project(tmp_path / "copy", parameters)
+    (copy / CACHE).parent.mkdir(parents=True)
+    shutil.copy(project_run / CACHE, copy / CACHE)
+    run_pipeline(copy, "read", runtime_params={"retrieve": {"replay": str(recording)}})
+    for m in METHODS:
+        ours = _latest(project_run, f"data/07_model_output/answers_{m}.parquet")
+        theirs = _latest(copy, f"data/07_model_output/answers_{m}.parquet")
+        assert theirs["cached"].all(), m                       # no call reached the model
+        for column in ("question_id", "answer", "n_contexts", "n_cut", "prompt_tokens",
+                       "llm_calls"):
+            assert theirs[column].tolist() == ours[column].tolist(), (m, column)
+        assert theirs["context_ids"].map(list).tolist() == ours["context_ids"].map(list).tolist()
+    data = copy / "data"
+    assert (data / "02_intermediate").exists()                   # the run wrote its data here
+    assert not list(data.glob("06_models/trained_*"))            # nothing was trained,
+    assert not list(data.glob("05_model_input/kg_*"))            # no KG built,
+    assert not list(data.glob("04_feature/passage_embeddings_*"))   # nothing embedded
