@@ -26,6 +26,7 @@ def test_a_replay_rebuilds_the_recorded_prompts_without_retrieving(project_run, 
                                      questions["question_id"]) for m in METHODS])
     parameters = {**LOCAL_PARAMETERS, "retrieve": {"methods": {
         m: LOCAL_PARAMETERS["retrieve"]["methods"][m] for m in METHODS}}}
+    (tmp_path / "copy").mkdir()
     copy = make_project(tmp_path / "copy", parameters)
     (copy / CACHE).parent.mkdir(parents=True)
     shutil.copy(project_run / CACHE, copy / CACHE)
