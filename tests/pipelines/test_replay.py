@@ -25,7 +25,10 @@ def test_a_replay_rebuilds_the_recorded_prompts_without_retrieving(project_run, 
                                              f"data/07_model_output/retrieved_{m}.parquet"),
                                      questions["question_id"]) for m in METHODS])
     parameters = {**LOCAL_PARAMETERS, "retrieve": {"methods": {
-        m: LOCAL_PARAMETERS["retrieve"]["methods"][m] for m in METHODS}}}
+        m: LOCAL_PARAMETERS["retrieve"]["methods"][m] for m in METHODS}},
+        # the stages a read run does not run name only methods the copy configures
+        "pooled": {"methods": ["bm25", "dpr"]},
+        "retrieval_quality": {"collection_size": {"methods": ["bm25", "dpr"]}}}
     (tmp_path / "copy").mkdir()
     copy = make_project(tmp_path / "copy", parameters)
     (copy / CACHE).parent.mkdir(parents=True)
