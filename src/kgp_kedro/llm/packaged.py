@@ -157,9 +157,10 @@ def resolve_gguf(model: str, model_path: str | os.PathLike | None = None,
     """The GGUF file to load: ``model_path`` when given (it must exist), else the packaged
     model ``model`` assembled into ``cache_dir`` and verified by sha256."""
     target, spec = locate_gguf(model, model_path, cache_dir)
+    if not model_path and target.parent.is_dir():
+        remove_stale_partials(target)
     if spec is None:
         return target
-    remove_stale_partials(target)
     parts = spec.part_paths()
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_suffix(f".partial-{os.getpid()}")
