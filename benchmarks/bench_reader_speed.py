@@ -13,20 +13,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import time
 from pathlib import Path
 
 from kedro.framework.startup import bootstrap_project
 
-from kgp_kedro.reporting.measurements import cpu_model
+from kgp_kedro.reporting.measurements import cpu_model, load_line
 
 ROOT = Path(__file__).resolve().parents[1]
 TRAIN = ROOT / "data" / "01_raw" / "hotpotqa" / "hotpot_train_v1.1_sample100.json"
-
-
-def load_line() -> str:
-    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def main() -> None:
@@ -62,7 +57,7 @@ def main() -> None:
                 break
         prompts.append([{"role": "system", "content": system},
                         {"role": "user", "content": user}])
-    print(f"{cpu_model()}; {os.cpu_count()} CPUs; {load_line()}")
+    print(f"{cpu_model()}; {load_line()}")
     print(f"llama.cpp: {llama_cpp.llama_print_system_info().decode().strip()}")
     print(f"{args.model}, {args.threads} threads, system turn "
           f"{len(backend._system_turn(prompts[0]))} tokens", flush=True)

@@ -39,15 +39,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from kgp_kedro.reporting.measurements import cpu_model
+from kgp_kedro.reporting.measurements import cpu_model, load_line
 
 ROOT = Path(__file__).resolve().parents[1]
 KS = [2, 5, 30]
-
-
-def load_line() -> str:
-    one, five, fifteen = os.getloadavg()
-    return f"load average {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} CPUs"
 
 
 def train_file(dataset: str) -> str:

@@ -33,13 +33,10 @@ from kgp_kedro.pipelines.retrieval import with_trained
 from kgp_kedro.pipelines.train.nodes import (read_train_sources, train_bi_encoder,
                                              train_generator_model)
 from kgp_kedro.pipelines.train.pipeline import needed
+from kgp_kedro.reporting.measurements import load_line
 from kgp_kedro.retrievers.run import retrieve_all
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def load_line() -> str:
-    return "load " + " ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
 def train_all(raw, params, methods) -> dict[str, str]:

@@ -30,6 +30,12 @@ def cpu_model() -> str:
     return platform.processor() or "unknown CPU"
 
 
+def load_line() -> str:
+    """The 1-, 5- and 15-minute load averages and the CPU count, for a benchmark's printout."""
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} CPUs"
+
+
 def provenance(run: str, root: Path) -> dict[str, str | None]:
     """Where a measurement is being taken: ``run`` (its setting in words), the CPU, the 1- and 5-minute load
     averages, today's date and the git commit of ``root`` (None outside a checkout)."""
