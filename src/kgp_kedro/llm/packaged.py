@@ -142,9 +142,9 @@ def require_reader_model(llm: dict) -> None:
     ``llm.local.model_path``) and what to install."""
     from kgp_kedro.config.base import ParameterError
 
-    local = llm.get("local") or {}
     if llm.get("backend") != "local":
         return
+    local = llm.get("local") or {}
     try:
         locate_gguf(local.get("model"), local.get("model_path"), local.get("cache_dir"))
     except (FileNotFoundError, ValueError) as exc:
