@@ -132,6 +132,16 @@ def test_a_graph_setting_that_is_not_built(raw):
     assert validate_parameters(raw).graph_setting == "n_kw=10"
 
 
+def test_a_figure_metric_that_is_not_a_table1_metric(raw):
+    raw["report"]["figure_metric"] = "context_sp_recall"     # a summary-only metric
+    error = _error(raw)
+    assert error.key == "report.figure_metric"
+    assert "'context_sp_recall' is not a Table 1 metric (em, f1, acc, hits1, struct_em" \
+        in str(error)
+    raw["report"]["figure_metric"] = "hits1"
+    assert validate_parameters(raw).report.figure_metric == "hits1"
+
+
 def test_a_graph_variant_that_is_not_configured(raw):
     raw["retrieve"]["graph"]["variant"] = "tagmee"
     error = _error(raw)

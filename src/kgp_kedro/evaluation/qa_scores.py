@@ -12,30 +12,52 @@ import numpy as np
 import pandas as pd
 
 from kgp_kedro.corpus.collection import supporting_passages
-from kgp_kedro.evaluation.qa_metrics import contains_answer, exact_match, f1_score, parse_judgement
-from kgp_kedro.prompts.kgp import judge_prompt
-from kgp_kedro.evaluation.structure import STRUCTURE_METRICS, StructureIndex, gold_structure
+from kgp_kedro.evaluation.metrics.answer import judge_accuracy
+from kgp_kedro.evaluation.metrics.base import Column, Record, place_columns, registered
 
 logger = logging.getLogger(__name__)
 
-SCORE_COLUMNS = ["source", "question_id", "method", "qtype", "n_hops", "gold", "prediction",
-                 "em", "f1", "acc", "hits1", "failed", "context_sp_recall", "n_contexts",
-                 "prompt_tokens", "completion_tokens", "reader_latency_ms", "llm_calls",
-                 "cited", "citation_accuracy", "ran_as", *STRUCTURE_METRICS]
+# the score table's columns that are not metrics: the question, the method's answer and its
+# costs, in the order of every committed answers.csv; each metric (:mod:`kgp_kedro.evaluation.
+# metrics`) places its columns after one of them (:func:`score_columns`)
+RECORD_FIELDS = ["source", "question_id", "method", "qtype", "n_hops", "gold", "prediction",
+                 "failed", "n_contexts", "prompt_tokens", "completion_tokens",
+                 "reader_latency_ms", "llm_calls", "ran_as"]
+# the record fields averaged in the summary tables beside the metrics (the reader's costs)
+AVERAGED_FIELDS = ("n_contexts", "prompt_tokens", "completion_tokens", "reader_latency_ms")
+
+
+def score_columns() -> list[str]:
+    """The score table's columns: :data:`RECORD_FIELDS` with every registered metric's
+    columns in their places (the header of every committed ``answers.csv``)."""
+    return [c if isinstance(c, str) else c.name for c in place_columns(RECORD_FIELDS)]
+
+
+def metric_columns(shown: str | None = None) -> list[Column]:
+    """The registered metrics' columns in score-table order (only those ``shown`` so, when
+    given: ``table1``, ``summary`` or ``citations``)."""
+    return [c for c in place_columns(RECORD_FIELDS)
+            if isinstance(c, Column) and shown in (None, c.shown)]
+
+
+def __getattr__(name: str):
+    # SCORE_COLUMNS, the hand-kept list this module had: now read from the registry
+    if name == "SCORE_COLUMNS":
+        return score_columns()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def score_answers(questions: pd.DataFrame, answers: pd.DataFrame, passages: pd.DataFrame,
                   method: str, judge=None, judge_max_tokens: int | None = None) -> pd.DataFrame:
-    """EM, F1, Hits@1 (``hits1``: a gold answer contained in the prediction), the paper's Acc
-    (``acc``: the Listing 5 LLM judge's verdict when ``judge``, an LLM client, is given; NaN
-    otherwise), the supporting-passage recall of the contexts the reader saw, and for the
-    structural questions of a documents folder Struct-EM and the page / table hit
-    (:mod:`kgp_kedro.evaluation.structure`; NaN elsewhere), for every question. The answer's
-    ``llm_calls`` and ``ran_as`` (what ran under the method's name) are kept; ``cited`` (the
-    answer cites a reference) and ``citation_accuracy`` for methods whose answers carry
-    citations (EWEK-QA), NaN for the others."""
-    structure = StructureIndex(passages)
-    supporting = {cid: set(ids) for cid, ids in supporting_passages(passages).items()}
+    """The score table of ``method``'s answers: one row per question, its record fields and
+    every registered metric's values (:mod:`kgp_kedro.evaluation.metrics`: EM, F1, Hits@1,
+    the supporting-passage recall of the contexts the reader saw, the citations of methods
+    whose answers cite, Struct-EM and the page / table hits of structural questions, ...).
+    The paper's Acc (``acc``) is the Listing 5 LLM judge's verdict when ``judge``, an LLM
+    client, is given; NaN otherwise. The answer's ``llm_calls`` and ``ran_as`` (what ran under
+    the method's name) are kept."""
+    metrics = [metric(passages) for metric in registered()]
+    supporting = {cid: frozenset(ids) for cid, ids in supporting_passages(passages).items()}
     by_question = {a.question_id: a for a in answers.itertuples(index=False)}
     missing = [q for q in questions["question_id"] if q not in by_question]
     if missing:
@@ -44,52 +66,43 @@ def score_answers(questions: pd.DataFrame, answers: pd.DataFrame, passages: pd.D
     rows = []
     for q in questions.itertuples(index=False):
         a = by_question.get(q.question_id)
-        failed = a is None or bool(pd.notna(a.error))
         prediction = "" if a is None else a.answer
-        golds = list(q.answers) if len(q.answers) else [q.answer]
-        gold_sp = supporting.get(q.collection_id, set())
-        seen = set(a.context_ids) if a is not None else set()
-        em = exact_match(prediction, golds)
-        rows.append({
+        record = Record(question=q, answer=a, prediction=prediction,
+                        golds=list(q.answers) if len(q.answers) else [q.answer],
+                        supporting=supporting.get(q.collection_id, frozenset()),
+                        seen=frozenset(a.context_ids) if a is not None else frozenset())
+        row = {
             "source": q.source, "question_id": q.question_id, "method": method,
             "qtype": q.qtype, "n_hops": q.n_hops, "gold": q.answer, "prediction": prediction,
-            "em": em, "f1": f1_score(prediction, golds),
-            "acc": np.nan, "hits1": contains_answer(prediction, golds), "failed": failed,
-            "context_sp_recall": len(seen & gold_sp) / len(gold_sp) if gold_sp else np.nan,
+            "failed": a is None or bool(pd.notna(a.error)),
             "n_contexts": 0 if a is None else a.n_contexts,
             "prompt_tokens": 0 if a is None else a.prompt_tokens,
             "completion_tokens": 0 if a is None else a.completion_tokens,
             "reader_latency_ms": np.nan if a is None else a.latency_ms,
             "llm_calls": 0 if a is None else a.llm_calls,
-            "cited": (float(len(a.citations) > 0) if a is not None and hasattr(a, "citations")
-                      else np.nan),
-            "citation_accuracy": getattr(a, "citation_accuracy", np.nan),
-            "ran_as": "" if a is None or not isinstance(a.ran_as, str) else a.ran_as,
-            **structure.scores(gold_structure(getattr(q, "meta", None)), q.source, em, seen)})
-    scores = pd.DataFrame(rows, columns=SCORE_COLUMNS)
+            "ran_as": "" if a is None or not isinstance(a.ran_as, str) else a.ran_as}
+        for metric in metrics:
+            row.update(zip((c.name for c in metric.columns), metric.score(record), strict=True))
+        rows.append(row)
+    scores = pd.DataFrame(rows, columns=score_columns())
     if judge is not None and len(scores):
-        prompts = [[{"role": "user", "content": judge_prompt(q, g, p)}]
-                   for q, g, p in zip(questions["question"], scores["gold"],
-                                      scores["prediction"])]
-        replies = judge.complete_many(prompts, max_tokens=judge_max_tokens,
-                                      desc=f"judge {method}")
-        # an empty prediction or an unreadable verdict is wrong, like a failed call
-        scores["acc"] = [0.0 if not p or (v := parse_judgement(r.text)) is None else v
-                         for p, r in zip(scores["prediction"], replies)]
+        scores["acc"] = judge_accuracy(questions, scores, judge, judge_max_tokens, method)
     return scores
 
 
-SUMMARY_METRICS = ["em", "f1", "acc", "hits1", "context_sp_recall", "n_contexts",
-                   "prompt_tokens", "completion_tokens", "reader_latency_ms",
-                   *STRUCTURE_METRICS]
+def summary_columns() -> list[str]:
+    """The columns :func:`summarise_scores` averages, in score-table order: the metrics shown
+    in the summary tables and the reader's costs (:data:`AVERAGED_FIELDS`)."""
+    averaged = {c.name for c in metric_columns() if c.shown != "citations"}
+    return [c for c in score_columns() if c in averaged or c in AVERAGED_FIELDS]
 
 
 def summarise_scores(scores: pd.DataFrame, by: tuple[str, ...] = ("source", "method")) -> pd.DataFrame:
     """Means of the per-question scores by ``by``, with ``questions`` (the questions each mean
     rests on) and ``failed`` counts; ``acc`` stays NaN where no judge ran."""
     grouped = scores.groupby(list(by), sort=False, dropna=False)
-    # score tables made before the structural metrics lack their columns
-    summary = grouped[[m for m in SUMMARY_METRICS if m in scores.columns]].mean()
+    # score tables made before a metric was added lack its columns
+    summary = grouped[[m for m in summary_columns() if m in scores.columns]].mean()
     summary.insert(0, "failed", grouped["failed"].sum())
     summary.insert(0, "questions", grouped.size())
     return summary.reset_index()

@@ -18,6 +18,7 @@ from pydantic import Field, ValidationError
 from kgp_kedro.config import sections as s
 from kgp_kedro.config.base import (ParameterError, Params, PosInt, parse_named, setting_label,
                                    validate)
+from kgp_kedro.evaluation.qa_scores import metric_columns
 from kgp_kedro.ewek.params import EwekParams
 from kgp_kedro.graphs.builders import BUILDERS, GraphBuilder
 from kgp_kedro.holmes.params import HolmesParams
@@ -229,6 +230,10 @@ def validate_parameters(raw: Mapping[str, Any]) -> Parameters:
     rq: s.RetrievalQualityParams = blocks["retrieval_quality"]
     _known(rq.collection_size.methods, methods, "retrieval_quality.collection_size.methods",
            "a retrieve.methods entry")
+    figure_metric = blocks["report"].figure_metric
+    if figure_metric not in (table1 := [c.name for c in metric_columns("table1")]):
+        raise ParameterError("report.figure_metric", f"{figure_metric!r} is not a Table 1 "
+                             f"metric ({', '.join(table1)})")
     # report.table*_methods and read.prompt_styles may name methods an env leaves out: the
     # tables show the methods that ran, a style applies to a method when it runs
     ask: s.AskParams = blocks["ask"]

@@ -13,15 +13,9 @@ import plotly.graph_objects as go
 from kgp_kedro.evaluation.bootstrap import (DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES,
                                             percentile_interval, ratio_samples,
                                             resample_indices, resampled_means)
+from kgp_kedro.evaluation.qa_scores import metric_columns
 from kgp_kedro.reporting.panels import colors_for, source_panels
 
-# acc: the paper's Acc (the LLM judge; NaN without score.judge); hits1: gold answer contained
-TABLE_METRICS = ("acc", "hits1", "em", "f1")
-# Table 1's Comp column: Struct-EM and the page / table hit rates, where a source has
-# structural questions (a documents folder); left out of a source without any
-STRUCTURE_TABLE_METRICS = ("struct_em", "page_hit", "table_hit")
-METRIC_LABELS = {"acc": "Acc (LLM judge)", "hits1": "Hits@1", "em": "EM", "f1": "F1",
-                 "struct_em": "Struct-EM", "page_hit": "page hit", "table_hit": "table hit"}
 INTERVAL_COLUMNS = ["source", "method", "questions", "f1_low", "f1_high", "f1_vs_golden_low",
                     "f1_vs_golden_high"]
 
@@ -85,10 +79,14 @@ def paired_differences(scores: pd.DataFrame, baseline: str, metric: str = "f1",
 
 
 def comparison_table(summary: pd.DataFrame, methods: Sequence[str] | None = None,
-                     metrics: Sequence[str] = TABLE_METRICS, golden: str = "golden",
+                     metrics: Sequence[str] | None = None, golden: str = "golden",
                      intervals: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per method (in ``methods`` order, default: as they appear), columns
-    ``<source>/<metric>`` in percent, ``<source>/f1_low`` / ``<source>/f1_high`` (the F1
+    ``<source>/<metric>`` (in percent, or as a fraction for a metric that is not a percent)
+    for each Table 1 metric of the registry, in their ``rank`` order
+    (:func:`~kgp_kedro.evaluation.qa_scores.metric_columns`: the judge's Acc, Hits@1, EM, F1,
+    and where the source has structural questions Struct-EM and the page / table hits; or
+    each of ``metrics`` when given), ``<source>/f1_low`` / ``<source>/f1_high`` (the F1
     interval of ``intervals``, from :func:`score_intervals`, in percent; NaN without it),
     ``<source>/f1_vs_golden`` (F1 / Golden F1) with ``<source>/f1_vs_golden_low`` /
     ``_high`` when the Golden row exists, ``<source>/questions`` (the questions each of the
@@ -98,14 +96,17 @@ def comparison_table(summary: pd.DataFrame, methods: Sequence[str] | None = None
     table = pd.DataFrame(index=pd.Index(order, name="method"))
     if intervals is None:
         intervals = pd.DataFrame(columns=INTERVAL_COLUMNS)
+    # (metric, optional, percent): an optional one only where the source has a value
+    ranked = sorted(metric_columns("table1"), key=lambda c: (c.rank is None, c.rank or 0))
+    shown = ([(c.name, c.optional, c.percent) for c in ranked]
+             if metrics is None else [(m, False, True) for m in metrics])
     for source, part in rows.groupby("source", sort=False):
         part = part.set_index("method")
         bounds = intervals[intervals["source"] == source].set_index("method")
-        for metric in metrics:
-            table[f"{source}/{metric}"] = 100 * part[metric]
-        for metric in STRUCTURE_TABLE_METRICS:
-            if metric in part.columns and part[metric].notna().any():
-                table[f"{source}/{metric}"] = 100 * part[metric].astype(float)
+        for metric, optional, percent in shown:
+            # a summary made before a metric was added lacks its column
+            if metric in part.columns and (not optional or part[metric].notna().any()):
+                table[f"{source}/{metric}"] = (100 if percent else 1) * part[metric].astype(float)
         table[f"{source}/f1_low"] = 100 * bounds["f1_low"].astype(float)
         table[f"{source}/f1_high"] = 100 * bounds["f1_high"].astype(float)
         gold = summary[(summary["source"] == source) & (summary["method"] == golden)]
@@ -146,7 +147,7 @@ def plot_qa_comparison(table: pd.DataFrame, metric: str = "f1", title: str | Non
     """A bar per method of ``<source>/<metric>``, one panel per source titled with the number
     of questions its bars rest on, with the bootstrap interval (``<source>/<metric>_low`` /
     ``_high``) as error bars where the table has it."""
-    label = METRIC_LABELS.get(metric, metric.upper())
+    label = {c.name: c.label for c in metric_columns()}.get(metric, metric.upper())
     sources = [c[:-len(metric) - 1] for c in table.columns if c.endswith(f"/{metric}")]
     with_bars = any(f"{s}/{metric}_low" in table and table[f"{s}/{metric}_low"].notna().any()
                     for s in sources)

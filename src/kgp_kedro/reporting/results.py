@@ -2,10 +2,11 @@
 from them.
 
 ``answers.csv`` holds one row per question and method: the per-question scores of the score
-stage (:data:`kgp_kedro.evaluation.qa_scores.SCORE_COLUMNS`: the prediction, gold answers, EM,
-F1, Hits@1, the judge's Acc, tokens, latency). A run adds its rows and replaces the rows of
-the questions and methods it scored again (the replies behind them come from the reply
-store, so they are the same unless the setting changed, and ``run.json`` says when it did).
+stage (:func:`kgp_kedro.evaluation.qa_scores.score_columns`: the prediction, gold answers,
+tokens, latency, and every registered metric's columns: EM, F1, Hits@1, the judge's Acc,
+...). A run adds its rows and replaces the rows of the questions and methods it scored again
+(the replies behind them come from the reply store, so they are the same unless the setting
+changed, and ``run.json`` says when it did).
 ``run.json`` lists every run that wrote the file: its date, git commit, reader model, and
 the sha256 of the parameters that shape answers (with those parameters, once per sha256).
 
@@ -30,7 +31,9 @@ from typing import Any
 import pandas as pd
 
 from kgp_kedro.plumbing.atomic import write_atomic
-from kgp_kedro.evaluation.qa_scores import SCORE_COLUMNS, summarise_scores
+from kgp_kedro.evaluation.metrics import Column
+from kgp_kedro.evaluation.qa_scores import (RECORD_FIELDS, metric_columns, score_columns,
+                                             summarise_scores)
 from kgp_kedro.reporting.qa_tables import comparison_table, paired_differences, score_intervals
 from kgp_kedro.reporting.kg_quality_results import KG_QUALITY_COLUMNS, render_kg_quality_tables
 from kgp_kedro.reporting.measurements import read_measurement
@@ -54,16 +57,19 @@ MEASUREMENTS = {"retrieval": (RETRIEVAL_COLUMNS, RETRIEVAL_OPTIONAL, render_retr
 
 
 def read_answers(directory: Path) -> pd.DataFrame:
-    """A benchmark's committed answers (empty with the score columns when none)."""
+    """A benchmark's committed answers in the score table's columns (empty when none). A
+    metric's column that the file lacks (it was written before the metric was registered) is
+    empty (NaN): the tables leave it out."""
     path = Path(directory) / "answers.csv"
+    columns = score_columns()
     if not path.exists():
-        return pd.DataFrame(columns=SCORE_COLUMNS)
+        return pd.DataFrame(columns=columns)
     answers = pd.read_csv(path, keep_default_na=False, na_values=[""])
-    missing = [c for c in SCORE_COLUMNS if c not in answers.columns]
+    missing = [c for c in RECORD_FIELDS if c not in answers.columns]
     if missing:
         raise ValueError(f"{path}: not a results table, columns missing: {', '.join(missing)}")
     answers["failed"] = answers["failed"].astype(bool)
-    return answers[SCORE_COLUMNS]
+    return answers.reindex(columns=columns)
 
 
 def parameters_sha256(parameters: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -80,7 +86,7 @@ def record_answers(scores: pd.DataFrame, directory: Path, parameters: Mapping[st
     leaves the previous file). Returns the whole table."""
     directory = Path(directory)
     old = read_answers(directory)
-    new = scores[SCORE_COLUMNS].astype({"question_id": str})
+    new = scores[score_columns()].astype({"question_id": str})
     old = old.astype({"question_id": str})
     kept = old[~old.set_index(KEY).index.isin(new.set_index(KEY).index)]
     table = (pd.concat([kept, new], ignore_index=True) if len(kept) else new.copy())
@@ -117,6 +123,17 @@ def _pct(value: float) -> str:
     return "–" if pd.isna(value) else f"{100 * value:.1f}"
 
 
+def _mean(column: Column, value: float) -> str:
+    """A metric's mean as the tables write it: a percent with one decimal, or a fraction."""
+    return _pct(value) if column.percent or pd.isna(value) else f"{value:.3f}"
+
+
+def _measured(columns: list[Column], rows: pd.DataFrame) -> list[Column]:
+    """The ``columns`` that have a value in ``rows`` (the judge's Acc where it ran, the
+    structural metrics on a documents folder, ...)."""
+    return [c for c in columns if c.name in rows.columns and rows[c.name].notna().any()]
+
+
 def _ran_as(answers: pd.DataFrame) -> dict[tuple[str, str], str]:
     """``(source, method) -> what ran`` (distinct descriptions joined by `` / ``: a method
     whose rows came from different settings shows each)."""
@@ -138,13 +155,15 @@ def _markdown(head: list[str], rows: list[list[str]]) -> list[str]:
 
 def render_tables(answers: pd.DataFrame, title: str) -> str:
     """Markdown from a benchmark's answers: per source, Table 1's rows (what ran under each
-    name, questions, EM, F1 with its 95 % interval, Hits@1, the judge's Acc where it ran, F1
-    as a share of Golden's with its interval, and the paired F1 difference to DPR and to Golden with its interval); Table 2, KGP's traversal
-    agents (the rows run by the ``kgp`` retriever); F1 against the reader's input tokens and
-    the LLM calls per question (HOLMES' token saving, EWEK-QA's calls); and the citations of
-    the methods whose answers cite (EWEK-QA). Where a source's methods were read on different
-    questions (pieces of different sizes), its methods again on the questions all of them
-    answered, so every row of that table answers the same questions."""
+    name, questions, each Table 1 metric of the registry measured there: EM, F1 with its 95 %
+    interval, the judge's Acc where it ran, Hits@1, ...; F1 as a share of Golden's with its
+    interval, and the paired F1 difference to DPR and to Golden with its interval); Table 2,
+    KGP's traversal agents (the rows run by the ``kgp`` retriever); F1 against the reader's
+    input tokens and the LLM calls per question (HOLMES' token saving, EWEK-QA's calls); and
+    the citation metrics of the methods whose answers cite (EWEK-QA). Where a source's
+    methods were read on different questions (pieces of different sizes), its methods again
+    on the questions all of them answered, so every row of that table answers the same
+    questions."""
     lines = [f"### {title}", "",
              "Generated by `python -m kgp_kedro.reporting.results` from `answers.csv`; do not "
              "edit. Percent; [low, high]: 95 % percentile bootstrap over the source's questions "
@@ -160,12 +179,29 @@ def render_tables(answers: pd.DataFrame, title: str) -> str:
     methods = {source: list(dict.fromkeys(answers[answers["source"] == source]["method"]))
                for source in dict.fromkeys(answers["source"])}
 
-    def scores(source: str, method: str, judged: bool, table: pd.DataFrame = table) -> list[str]:
+    table1 = metric_columns("table1")
+
+    def interval(column: Column) -> bool:
+        """Whether Table 1 has the bootstrap interval of ``column`` (F1's)."""
+        return any(c.endswith(f"/{column.name}_low") for c in table.columns)
+
+    def labels(columns: list[Column]) -> list[str]:
+        return [c.label + (" [95 % interval]" if interval(c) else "") for c in columns]
+
+    def scores(source: str, method: str, columns: list[Column],
+               table: pd.DataFrame = table) -> list[str]:
+        """The questions and each of ``columns``' means (with its interval where Table 1 has
+        one) of ``method`` on ``source``."""
         row = table.loc[method]
-        cells = [f"{int(row[f'{source}/questions'])}", _pct(row[f"{source}/em"] / 100),
-                 f"{_pct(row[f'{source}/f1'] / 100)} [{_pct(row[f'{source}/f1_low'] / 100)}, "
-                 f"{_pct(row[f'{source}/f1_high'] / 100)}]", _pct(row[f"{source}/hits1"] / 100)]
-        return cells + ([_pct(row[f"{source}/acc"] / 100)] if judged else [])
+        cells = [f"{int(row[f'{source}/questions'])}"]
+        for column in columns:
+            # Table 1 holds a percent metric's mean in percent
+            value, low, high = (row.get(f"{source}/{column.name}{end}", float("nan"))
+                                / (100 if column.percent else 1)
+                                for end in ("", "_low", "_high"))
+            cells.append(_mean(column, value) + (f" [{_mean(column, low)}, {_mean(column, high)}]"
+                                                 if interval(column) else ""))
+        return cells
 
     def of_golden(source: str, method: str) -> str:
         """F1 / Golden F1 with its interval (the paper's measure of how close a method
@@ -177,12 +213,12 @@ def render_tables(answers: pd.DataFrame, title: str) -> str:
                 f"{row[f'{source}/f1_vs_golden_high']:.2f}]")
 
     for source, names in methods.items():
-        judged = bool(summary[summary["source"] == source]["acc"].notna().any())
-        head = ["method", "ran as", "questions", "EM", "F1 [95 % interval]", "Hits@1",
-                *(["Acc (judge)"] if judged else []), "F1 / Golden F1",
+        # the Table 1 metrics measured on the source (Acc only where the judge ran)
+        columns = _measured(table1, summary[summary["source"] == source])
+        head = ["method", "ran as", "questions", *labels(columns), "F1 / Golden F1",
                 *(f"Δ F1 vs {b}" for b in BASELINES)]
         lines += [f"#### {source}", "", *_markdown(head, [
-            [m, ran_as[(source, m)], *scores(source, m, judged), of_golden(source, m),
+            [m, ran_as[(source, m)], *scores(source, m, columns), of_golden(source, m),
              *(_diff_cell(diffs[b], source, m) for b in BASELINES)] for m in names])]
     common = _on_shared_questions(answers)
     if len(common):
@@ -194,19 +230,20 @@ def render_tables(answers: pd.DataFrame, title: str) -> str:
                   "Where some methods were read on fewer questions than others (a later piece "
                   "adds the rest), every method of the source on the questions all of them "
                   "answered.", "", *_markdown(
-                      ["source", "method", "questions", "EM", "F1 [95 % interval]", "Hits@1",
-                       *(f"Δ F1 vs {b}" for b in BASELINES)],
-                      [[source, m, *scores(source, m, False, shared),
+                      ["source", "method", "questions", *labels(columns := _measured(
+                          table1, common)), *(f"Δ F1 vs {b}" for b in BASELINES)],
+                      [[source, m, *scores(source, m, columns, shared),
                         *(_diff_cell(shared_diffs[b], source, m) for b in BASELINES)]
                        for source in dict.fromkeys(common["source"])
                        for m in methods[source]])]
     agents = [(source, m) for source, names in methods.items() for m in names
               if ran_as[(source, m)].split(" ", 1)[0] == "kgp"]
     if agents:
+        columns = _measured(table1, answers[pd.MultiIndex.from_frame(
+            answers[["source", "method"]]).isin(agents)])
         lines += ["#### Table 2: KGP's traversal agents", "", *_markdown(
-            ["source", "method", "ran as", "questions", "EM", "F1 [95 % interval]", "Hits@1",
-             "Δ F1 vs dpr"],
-            [[source, m, ran_as[(source, m)], *scores(source, m, False),
+            ["source", "method", "ran as", "questions", *labels(columns), "Δ F1 vs dpr"],
+            [[source, m, ran_as[(source, m)], *scores(source, m, columns),
               _diff_cell(diffs["dpr"], source, m)] for source, m in agents])]
     costs = answers.groupby(["source", "method"], sort=False).agg(
         f1=("f1", "mean"), prompt_tokens=("prompt_tokens", "mean"),
@@ -219,17 +256,20 @@ def render_tables(answers: pd.DataFrame, title: str) -> str:
                            f"{c.completion_tokens:.1f}", f"{c.llm_calls:.1f}",
                            f"{c.latency_s:.2f}", f"{int(c.failed)}"]
                           for (source, method), c in costs.iterrows()])]
-    citing = answers[answers["cited"].notna()]
+    # the citation metrics, over the answers of the methods that cite
+    columns = metric_columns("citations")
+    citing = answers[answers[[c.name for c in columns]].notna().any(axis=1)]
     if len(citing):
-        cites = citing.groupby(["source", "method"], sort=False).agg(
-            questions=("question_id", "size"), cited=("cited", "mean"),
-            accuracy=("citation_accuracy", "mean"), llm_calls=("llm_calls", "mean"))
+        grouped = citing.groupby(["source", "method"], sort=False)
+        cites = grouped[[c.name for c in columns]].mean()
+        cites.insert(0, "questions", grouped.size())
+        cites["llm_calls"] = grouped["llm_calls"].mean()
         lines += ["#### Citations (answers that cite a reference, and the share of their "
                   "citations that point at a supporting passage)", "",
-                  *_markdown(["source", "method", "questions", "cited", "citation accuracy",
-                              "LLM calls"],
-                             [[source, method, f"{int(c.questions)}", _pct(c.cited),
-                               _pct(c.accuracy), f"{c.llm_calls:.1f}"]
+                  *_markdown(["source", "method", "questions", *labels(columns), "LLM calls"],
+                             [[source, method, f"{int(c['questions'])}",
+                               *(_mean(m, c[m.name]) for m in columns),
+                               f"{c['llm_calls']:.1f}"]
                               for (source, method), c in cites.iterrows()])]
     return "\n".join(lines)
 

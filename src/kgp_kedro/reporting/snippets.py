@@ -26,7 +26,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from kgp_kedro.evaluation.qa_scores import summarise_scores
+from kgp_kedro.evaluation.metrics import Column
+from kgp_kedro.evaluation.qa_scores import metric_columns, summarise_scores
 from kgp_kedro.reporting.qa_tables import comparison_table, paired_differences, score_intervals
 
 BLOCK = re.compile(r"<!-- results:(?P<spec>[^>]*?) -->(?P<body>.*?)<!-- /results -->", re.S)
@@ -61,15 +62,27 @@ def _signed(x: float, decimals: int = 1) -> str:
     return f"{x:+.{decimals}f}".replace("-", "−")
 
 
-# answers.csv metric -> how one of its means is written (percent metrics are scaled by 100)
-PERCENT = {"em", "f1", "acc", "hits1", "cited", "citation_accuracy"}
-ANSWER_FORMATS: dict[str, Callable[[float], str]] = {
-    "em": lambda x: f"{x:.1f}", "f1": lambda x: f"{x:.1f}", "acc": lambda x: f"{x:.1f}",
-    "hits1": lambda x: f"{x:.0f}", "cited": lambda x: f"{x:.0f}",
-    "citation_accuracy": lambda x: f"{x:.0f}", "context_sp_recall": _share,
+# the reader's costs in answers.csv -> how one of their means is written
+COST_FORMATS: dict[str, Callable[[float], str]] = {
     "n_contexts": lambda x: f"{x:.1f}", "prompt_tokens": lambda x: f"{x:,.0f}",
     "completion_tokens": lambda x: f"{x:.0f}", "llm_calls": lambda x: f"{x:.1f}",
     "reader_latency_ms": lambda x: f"{x:,.0f}"}
+
+
+def _metric_format(column: Column) -> Callable[[float], str]:
+    return (lambda x: f"{x:.{column.decimals}f}") if column.percent else _share
+
+
+def answer_formats() -> dict[str, Callable[[float], str]]:
+    """answers.csv column -> how one of its means is written: every registered metric's (a
+    percent, scaled by 100, with the metric's ``decimals``; a fraction as .52) and the
+    reader's costs (:data:`COST_FORMATS`)."""
+    return {**{c.name: _metric_format(c) for c in metric_columns()}, **COST_FORMATS}
+
+
+def _percent(metric: str) -> bool:
+    """Whether ``metric`` is a registered metric written as a percent."""
+    return any(c.name == metric and c.percent for c in metric_columns())
 # results/retrieval/*.csv column (or derived figure) -> how it is written
 RETRIEVAL_FORMATS: dict[str, Callable[[float], str]] = {
     "recall_at_2": _share3, "recall_at_5": _share3, "sp_em_at_30": _share3,
@@ -136,14 +149,14 @@ def _need(args: Mapping[str, str], key: str) -> str:
 
 
 def _means(rows: pd.DataFrame, method: str, metric: str) -> dict[str, float]:
-    if metric not in ANSWER_FORMATS:
-        raise SnippetError(f"metric={metric}: not one of {', '.join(ANSWER_FORMATS)}")
+    if metric not in (formats := answer_formats()):
+        raise SnippetError(f"metric={metric}: not one of {', '.join(formats)}")
     part = rows[rows["method"] == method]
     if part.empty:
         raise SnippetError(f"method={method}: no rows (methods: "
                            f"{', '.join(dict.fromkeys(rows['method']))})")
     means = part.groupby("source")[metric].mean()
-    scale = 100 if metric in PERCENT else 1
+    scale = 100 if _percent(metric) else 1
     return {s: scale * means[s] for s in ordered_sources(means.index)}
 
 
@@ -155,14 +168,14 @@ def _value(data: ResultsData, folder: str, args: Mapping[str, str]) -> str:
     """``method=M [metric=f1] [on=FOLDER]``: M's mean per source, ``a / b / c``."""
     metric = args.get("metric", "f1")
     return _per_source(_means(data.rows(folder, args.get("on")), _need(args, "method"), metric),
-                       ANSWER_FORMATS[metric])
+                       answer_formats()[metric])
 
 
 def _scores(data: ResultsData, folder: str, args: Mapping[str, str]) -> str:
     """``methods=A,B [metric=f1] [on=FOLDER]``: each method's name and its means."""
     metric = args.get("metric", "f1")
     rows = data.rows(folder, args.get("on"))
-    return ", ".join(f"`{m}` {_per_source(_means(rows, m, metric), ANSWER_FORMATS[metric])}"
+    return ", ".join(f"`{m}` {_per_source(_means(rows, m, metric), answer_formats()[metric])}"
                      for m in _list(args, "methods"))
 
 
@@ -171,7 +184,7 @@ def _range(data: ResultsData, folder: str, args: Mapping[str, str]) -> str:
     metric = args.get("metric", "f1")
     values = list(_means(data.rows(folder, args.get("on")), _need(args, "method"),
                          metric).values())
-    fmt = ANSWER_FORMATS[metric]
+    fmt = answer_formats()[metric]
     low, high = fmt(min(values)), fmt(max(values))
     return low if low == high else f"{low}–{high}"
 
@@ -183,7 +196,7 @@ def _diff(data: ResultsData, folder: str, args: Mapping[str, str]) -> str:
     metric = args.get("metric", "f1")
     diffs = data.diffs(folder, baseline, metric, args.get("on"))
     # percent metrics in points, one decimal; fractions (context_sp_recall) with two
-    scale, decimals = (100, 1) if metric in PERCENT else (1, 2)
+    scale, decimals = (100, 1) if _percent(metric) else (1, 2)
     cells = []
     for source in ordered_sources(s for s, m in diffs.index if m == method):
         x = diffs.loc[(source, method)]

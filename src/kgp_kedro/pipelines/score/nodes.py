@@ -8,8 +8,8 @@ import pandas as pd
 
 from kgp_kedro.config import validate
 from kgp_kedro.config.sections import ScoreParams
-from kgp_kedro.evaluation.qa_scores import SCORE_COLUMNS, score_answers, summarise_scores
-from kgp_kedro.evaluation.structure import STRUCTURE_METRICS
+from kgp_kedro.evaluation.qa_scores import (metric_columns, score_answers, score_columns,
+                                             summarise_scores)
 from kgp_kedro.llm import make_llm
 
 logger = logging.getLogger(__name__)
@@ -23,7 +23,7 @@ def score_method(qa_questions: pd.DataFrame, answers: pd.DataFrame, passages: pd
     contained in the prediction) is the string-match score."""
     if answers.empty:
         logger.warning("score %s skipped: no answers (method skipped)", name)
-        return pd.DataFrame(columns=SCORE_COLUMNS)
+        return pd.DataFrame(columns=score_columns())
     params = validate(ScoreParams, score, "score")
     judge = make_llm(llm) if params.judge else None
     scores = score_answers(qa_questions, answers, passages, name, judge,
@@ -33,15 +33,13 @@ def score_method(qa_questions: pd.DataFrame, answers: pd.DataFrame, passages: pd
 
 
 def _log_score_summary(scores: pd.DataFrame, name: str) -> None:
-    """One line per method: its questions, failures (scored as wrong) and mean EM / F1 /
-    Hits@1, and Acc when the judge ran."""
+    """One line per method: its questions, failures (scored as wrong) and the mean of each
+    Table 1 metric that has a value (EM, F1, Acc when the judge ran, Hits@1, ...)."""
     n, failed = len(scores), int(scores["failed"].astype(bool).sum()) if len(scores) else 0
     means = "no questions"
     if n:
-        means = ", ".join(f"{label} {scores[column].astype(float).mean():.3f}"
-                          for label, column in (("EM", "em"), ("F1", "f1"), ("Hits@1", "hits1"),
-                                                ("Acc", "acc"))
-                          if scores[column].notna().any())
+        means = ", ".join(f"{c.label} {scores[c.name].astype(float).mean():.3f}"
+                          for c in metric_columns("table1") if scores[c.name].notna().any())
     if n and failed == n:
         logger.warning("score %s: FAILED: all %d questions failed (no answer from the reader), "
                        "scored as wrong: %s", name, n, means)
@@ -59,13 +57,11 @@ def summarise_qa(*method_scores: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFra
     present = [s for s in method_scores if not s.empty]
     if not present:
         logger.warning("summarise_qa: no method produced scores (every method was skipped)")
-        scores = pd.DataFrame(columns=SCORE_COLUMNS)
+        scores = pd.DataFrame(columns=score_columns())
     else:
         scores = pd.concat(present, ignore_index=True)
     scores["failed"] = scores["failed"].astype(bool)
-    for column in ("em", "f1", "acc", "hits1", "context_sp_recall", "reader_latency_ms", "cited",
-                   "citation_accuracy",
-                   *STRUCTURE_METRICS):
+    for column in [*(c.name for c in metric_columns()), "reader_latency_ms"]:
         scores[column] = scores[column].astype(float)
     all_failed = [m for m, group in scores.groupby("method", sort=False)
                   if len(group) and group["failed"].all()]
