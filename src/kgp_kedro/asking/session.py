@@ -61,7 +61,9 @@ class AskSession:
 
     def ask(self, question: str, question_id: str | None = None) -> Asked:
         """``question``'s cited answer over the method's contexts (``question_id``: ``new``,
-        ``new2``, ... by default)."""
+        ``new2``, ... by default); the question stripped of surrounding blanks, as the ingest
+        stage reads a run's questions."""
+        question = question.strip()
         self._asked += 1
         qid = question_id or ("new" if self._asked == 1 else f"new{self._asked}")
         asked = pd.DataFrame([{"source": self._source, "dataset": "documents", "question_id": qid,
