@@ -9,7 +9,14 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from kgp_kedro.asking import answer_with_citations
+from kgp_kedro.asking.session import AskSession
+from kgp_kedro.config import validate
+from kgp_kedro.config.base import setting_label
+from kgp_kedro.config.sections import AskParams, EncoderParams
+from kgp_kedro.models.loading import load_encoder
 from kgp_kedro.pipelines.chains import build_pipelines
+from kgp_kedro.pipelines.parameter_tree import parse_method
 from kgp_kedro.pipelines.in_memory import run_in_memory
 from tests.config.test_parameters import _ask_env
 from tests.conftest import HOTPOT
@@ -20,9 +27,9 @@ from tests.tables import assert_same_table
 RETRIEVED = ("retrieved_kgp", "retrieved_bm25")
 
 
-def _ask(folder, caches, question: str) -> dict[str, pd.DataFrame]:
-    """Every table of the ask env's chain up to the retrieval, each cache under ``caches``
-    (the encoder on CPU in float32, as a from-scratch run here computes it)."""
+def _ask_params(folder, caches, question: str) -> dict:
+    """The ask env's parameters, each cache under ``caches`` (the encoder on CPU in float32,
+    as a from-scratch run here computes it)."""
     raw = _ask_env({"ask": {"folder": str(folder), "question": question}})
     raw["ingest"]["parse_cache"] = str(caches / "parsed")
     raw["passages"]["cache_dir"] = str(caches / "sentences")
@@ -30,6 +37,12 @@ def _ask(folder, caches, question: str) -> dict[str, pd.DataFrame]:
                                                device="cpu", dtype="float32")
     raw["kg"]["cache_dir"] = str(caches / "kg")
     raw["retrieve"]["methods"]["kgp"]["linker"]["cache_dir"] = str(caches / "entities")
+    return raw
+
+
+def _ask(folder, caches, question: str) -> dict[str, pd.DataFrame]:
+    """Every table of the ask env's chain up to the retrieval (:func:`_ask_params`)."""
+    raw = _ask_params(folder, caches, question)
     pipe = build_pipelines(raw)["ask"].to_outputs(*RETRIEVED)
     data = run_in_memory(pipe, raw)
     tables = {name: (value.to_pandas() if hasattr(value, "to_pandas") else value)
@@ -109,3 +122,51 @@ def test_a_removed_or_changed_file_leaves_no_trace_in_any_table(runs):
     old_paragraph = old_text.split("\n\n", 1)[1].strip()[:60]
     assert _mentions(steps["changed"], [old_paragraph]) == []
     assert "passages.text" in _mentions(steps["changed"], ["written into the file later"])
+
+
+def test_an_ask_session_asked_again_and_again_retrieves_and_answers_as_a_run_does(
+        tmp_path, local_llm):
+    """The notebook's session (:class:`kgp_kedro.asking.session.AskSession`) over a run's
+    tables, kept loaded between questions: each question's ranking equals a ``kedro run --env
+    ask`` of that question alone (the second question's too, asked after the first: what the
+    session keeps does not change a ranking), and its prompt (the quoted passages, in order,
+    and its tokens) equals the ask stage's :func:`answer_with_citations` over the run's ranking.
+    (The reply itself is not compared: the embedded reader reuses the prompt prefix it evaluated
+    for the previous call, which can move a float and so a generated token.)"""
+    records = first_records(HOTPOT, 3)
+    folder = _folder(tmp_path / "docs", records)
+    questions = [records[0]["question"], records[2]["question"]]
+    raw = _ask_params(folder, tmp_path / "caches", questions[0])
+    runs = [_ask(folder, tmp_path / "caches", q) for q in questions]
+    tables = runs[0]
+    variant = raw["retrieve"]["graph"]["variant"]
+    method = parse_method("kgp", raw["retrieve"]["methods"]["kgp"], "retrieve.methods.kgp")
+    assert method.requirements.graph and method.requirements.embeddings
+    ask = validate(AskParams, raw["ask"], "ask")
+    options = {"contexts": ask.contexts, "instruction": ask.instruction, "margin_tokens":
+               raw["read"]["margin_tokens"], "snippet_chars": ask.snippet_chars}
+    session = AskSession(
+        tables["passages"], method, raw["retrieve"]["budget"], local_llm, **options,
+        nodes=tables[f"kg_nodes_{variant}"], edges=tables[f"kg_edges_{variant}"],
+        setting=setting_label(raw["retrieve"]["graph"]["setting"]),
+        embeddings=tables["passage_embeddings_minilm"],
+        encoder=load_encoder(validate(EncoderParams, raw["embed"]["encoders"]["minilm"],
+                                      "embed.encoders.minilm")))
+    columns = ["rank", "passage_id", "score", "hop", "path"]
+    for question, run in zip(questions, runs):
+        asked = session.ask(question)
+        expected = run["retrieved_kgp"]
+        assert len(expected) > 5 and expected["passage_id"].notna().all()
+        assert_same_table(asked.retrieved[columns].reset_index(drop=True),
+                          expected[columns].reset_index(drop=True), "retrieved_kgp",
+                          rtol=1e-5, atol=1e-6)
+    # the answer: the ask stage's own over the run's ranking of the first question
+    first = session.ask(questions[0], question_id="q")
+    stage = answer_with_citations(
+        runs[0]["questions"].assign(question_id="q"),
+        runs[0]["retrieved_kgp"].assign(question_id="q", latency_ms=0.0), tables["passages"],
+        local_llm, "kgp", **options)
+    kept = ["question", "context_ids", "prompt_tokens"]   # the same prompt
+    assert first.answer[kept].to_dict("records") == stage[kept].to_dict("records")
+    assert first.answer["error"].isna().all() and len(first.answer["context_ids"].iloc[0]) > 0
+    assert first.answer["raw_response"].iloc[0].strip()

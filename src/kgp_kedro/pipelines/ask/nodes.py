@@ -8,7 +8,13 @@ import pandas as pd
 from kgp_kedro.asking import answer_with_citations, answers_html, answers_markdown
 from kgp_kedro.config import validate
 from kgp_kedro.config.sections import AskParams, ReadParams
-from kgp_kedro.llm import make_llm
+from kgp_kedro.llm import LLMClient, make_llm
+
+
+def reader(llm: dict[str, Any], params: AskParams) -> LLMClient:
+    """The LLM of ``llm``, its answers up to ``ask.max_tokens``."""
+    return make_llm({**llm, "sampling": {**(llm.get("sampling") or {}),
+                                         "max_tokens": params.max_tokens}})
 
 
 def ask(qa_questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.DataFrame,
@@ -17,9 +23,8 @@ def ask(qa_questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.DataFr
     """``ask_answers``: each question's cited answer over ``ask.method``'s contexts (the LLM of
     ``llm``, its answer up to ``ask.max_tokens``), beside ``ask.sanity``'s top file."""
     params = validate(AskParams, ask, "ask")
-    sampling = {**(llm.get("sampling") or {}), "max_tokens": params.max_tokens}
     return answer_with_citations(
-        qa_questions, retrieved, passages, make_llm({**llm, "sampling": sampling}),
+        qa_questions, retrieved, passages, reader(llm, params),
         params.method, contexts=params.contexts, instruction=params.instruction,
         margin_tokens=validate(ReadParams, read, "read").margin_tokens,
         snippet_chars=params.snippet_chars, sanity=sanity, sanity_method=params.sanity
