@@ -150,9 +150,10 @@ SMALL_READER := llm.local.model=qwen2.5-coder-1.5b-instruct-q4_k_m,read.context_
 REPLAYED = llm.store_only=true,retrieve.replay=results/$(1)/retrieved.csv.gz
 replay: $(LLM_STAMP) $(READER_STAMP)
 	$(BIN)/kedro run --env qa_benchmark --params "ingest.qa_questions_per_source=$(REPLAY_QUESTIONS),$(call REPLAYED,qa_benchmark)"
-	$(BIN)/kedro run --env qa_benchmark --params "ingest.qa_questions_per_source=$(REPLAY_SIBLING_QUESTIONS),$(call REPLAYED,qa_benchmark),$(SIBLINGS)"
 	$(BIN)/kedro run --env qa_benchmark --params "ingest.qa_questions_per_source=$(REPLAY_30_QUESTIONS),$(call REPLAYED,qa_benchmark_30),$(PAPER_30)"
 	$(BIN)/kedro run --env qa_benchmark --params "ingest.qa_questions_per_source=$(REPLAY_SMALL_READER_QUESTIONS),$(call REPLAYED,qa_benchmark_small_reader),$(SMALL_READER)"
+	# last: HOLMES' and EWEK-QA's prompts are rebuilt here, not recorded (docs/results-store.md)
+	$(BIN)/kedro run --env qa_benchmark --params "ingest.qa_questions_per_source=$(REPLAY_SIBLING_QUESTIONS),$(call REPLAYED,qa_benchmark),$(SIBLINGS)"
 	$(BIN)/python -m kgp_kedro.reporting.results --check
 
 # the 8 methods retrieved again on this machine (KGs built, MDR trained), then the count of
