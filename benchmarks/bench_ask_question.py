@@ -28,15 +28,17 @@ import sys
 import time
 from pathlib import Path
 
-from bench_incremental import DEV, LOGGING, make_folder, records
+from bench_incremental import (ask_cache_params, ask_env, ask_questions, children_cpu_seconds,
+                               make_folder)
 from kedro.framework.hooks import hook_impl
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULT = "bench_ask_question result: "
 
 
-def cpu_seconds(who: int = resource.RUSAGE_SELF) -> float:
-    used = resource.getrusage(who)
+def cpu_seconds() -> float:
+    """User + system CPU seconds of this process, every thread."""
+    used = resource.getrusage(resource.RUSAGE_SELF)
     return used.ru_utime + used.ru_stime
 
 
@@ -97,14 +99,8 @@ def run_params(work: Path, question: str) -> dict:
     """The run's ``--params``: the folder, the question, every cache under ``work``."""
     from omegaconf import OmegaConf
 
-    cache = work / "cache"
-    return OmegaConf.to_container(OmegaConf.from_dotlist([
-        f"ask.folder={work / 'folder'}", f"ask.question={question}",
-        f"ingest.parse_cache={cache / 'parsed_files'}",
-        f"passages.cache_dir={cache / 'sentences'}",
-        f"embed.encoders.minilm.cache_dir={cache / 'embeddings'}",
-        f"kg.cache_dir={cache / 'kg'}", f"llm.cache={cache / 'llm.sqlite'}",
-        f"retrieve.methods.kgp.linker.cache_dir={cache / 'entities'}"]))
+    return OmegaConf.to_container(OmegaConf.from_dotlist(
+        [*ask_cache_params(work), f"ask.question={question}"]))
 
 
 def kedro_step(work: Path, question: str) -> dict:
@@ -182,21 +178,16 @@ def main() -> None:
     work.mkdir(parents=True, exist_ok=True)
     make_folder(work / "folder", args.documents)
     files = len(list((work / "folder").glob("*.md")))
-    # one new question a run (and no comma: the command line's --params would split it)
-    asked = [q["question"] for q in records(DEV["hotpotqa"]) if "," not in q["question"]][:4]
-    config = work / "logging.yml"
-    config.write_text(LOGGING)
-    env = dict(os.environ, KEDRO_DISABLE_TELEMETRY="1", HF_HUB_OFFLINE="1",
-               TRANSFORMERS_OFFLINE="1", KEDRO_LOGGING_CONFIG=str(config))
-    env.pop("KEDRO_ENV", None)
+    asked = ask_questions()   # one new question a run
+    env = ask_env(work)
 
     def run(label: str, kind: str, questions: list[str]) -> dict:
         load = os.getloadavg()[0]
-        start, begin = time.perf_counter(), cpu_seconds(resource.RUSAGE_CHILDREN)
+        start, begin = time.perf_counter(), children_cpu_seconds()
         done = subprocess.run([sys.executable, __file__, "--work", str(work), "--step", kind,
                                "--questions", json.dumps(questions)], cwd=ROOT, env=env,
                               capture_output=True, text=True)
-        wall, cpu = time.perf_counter() - start, cpu_seconds(resource.RUSAGE_CHILDREN) - begin
+        wall, cpu = time.perf_counter() - start, children_cpu_seconds() - begin
         if done.returncode:
             sys.exit(f"{label}: failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
         (work / f"{kind}_{len(runs)}.log").write_text(done.stdout + done.stderr)

@@ -198,6 +198,40 @@ def node_seconds(log: str) -> dict[str, float]:
     return seconds
 
 
+def ask_questions() -> list[str]:
+    """Four bundled HotpotQA dev questions for the ask runs, none with a comma (Kedro's
+    ``--params`` splits at commas)."""
+    return [q["question"] for q in records(DEV["hotpotqa"]) if "," not in q["question"]][:4]
+
+
+def ask_cache_params(work: Path) -> list[str]:
+    """An ask run's ``--params`` over the folder ``work / "folder"`` with every cache under
+    ``work / "cache"``."""
+    cache = work / "cache"
+    return [f"ask.folder={work / 'folder'}", f"ingest.parse_cache={cache / 'parsed_files'}",
+            f"embed.encoders.minilm.cache_dir={cache / 'embeddings'}",
+            f"kg.cache_dir={cache / 'kg'}", f"llm.cache={cache / 'llm.sqlite'}",
+            f"retrieve.methods.kgp.linker.cache_dir={cache / 'entities'}",
+            f"passages.cache_dir={cache / 'sentences'}"]
+
+
+def ask_env(work: Path) -> dict[str, str]:
+    """The environment of an ask run's process: offline, no telemetry, Kedro logging to stdout
+    with timestamps (:data:`LOGGING`, written to ``work / "logging.yml"``), no ``KEDRO_ENV``."""
+    config = work / "logging.yml"
+    config.write_text(LOGGING)
+    env = dict(os.environ, KEDRO_DISABLE_TELEMETRY="1", HF_HUB_OFFLINE="1",
+               TRANSFORMERS_OFFLINE="1", KEDRO_LOGGING_CONFIG=str(config), COLUMNS="200")
+    env.pop("KEDRO_ENV", None)
+    return env
+
+
+def children_cpu_seconds() -> float:
+    """User + system CPU seconds of this process's finished children."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
 def ask_mode(args, work: Path) -> None:
     """``--mode ask`` (module docstring): four ``kedro run --env ask``, one question each."""
     from kgp_kedro.reporting.measurements import cpu_model
@@ -205,32 +239,17 @@ def ask_mode(args, work: Path) -> None:
     shutil.rmtree(work / "cache", ignore_errors=True)   # the first run starts cold
     work.mkdir(parents=True, exist_ok=True)
     held = make_folder(work / "folder", args.documents)
-    # (Kedro splits --params at commas)
-    asked = [q["question"] for q in records(DEV["hotpotqa"]) if "," not in q["question"]][:4]
-    config = work / "logging.yml"
-    config.write_text(LOGGING)
-    cache = work / "cache"
-    params = [f"ask.folder={work / 'folder'}", f"ingest.parse_cache={cache / 'parsed_files'}",
-              f"embed.encoders.minilm.cache_dir={cache / 'embeddings'}",
-              f"kg.cache_dir={cache / 'kg'}", f"llm.cache={cache / 'llm.sqlite'}",
-              f"retrieve.methods.kgp.linker.cache_dir={cache / 'entities'}",
-              f"passages.cache_dir={cache / 'sentences'}",
-              *args.params]
-    env = dict(os.environ, KEDRO_DISABLE_TELEMETRY="1", HF_HUB_OFFLINE="1",
-               TRANSFORMERS_OFFLINE="1", KEDRO_LOGGING_CONFIG=str(config), COLUMNS="200")
-    env.pop("KEDRO_ENV", None)
-
-    def cpu() -> float:
-        used = resource.getrusage(resource.RUSAGE_CHILDREN)
-        return used.ru_utime + used.ru_stime
+    asked = ask_questions()
+    params = [*ask_cache_params(work), *args.params]
+    env = ask_env(work)
 
     def run(label: str, question: str) -> tuple[float, float, float, dict[str, float]]:
         load = os.getloadavg()[0]
-        start, begin = time.perf_counter(), cpu()
+        start, begin = time.perf_counter(), children_cpu_seconds()
         done = subprocess.run([sys.executable, "-m", "kedro", "run", "--env", "ask", "--params",
                                ",".join([*params, f"ask.question={question}"])], cwd=ROOT,
                               env=env, capture_output=True, text=True)
-        wall, used = time.perf_counter() - start, cpu() - begin
+        wall, used = time.perf_counter() - start, children_cpu_seconds() - begin
         if done.returncode:
             sys.exit(f"{label}: kedro run failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
         log = done.stdout + done.stderr
