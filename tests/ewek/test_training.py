@@ -6,6 +6,8 @@ when the held-out AUC within questions is too low or the held-out questions' quo
 recall@k under the rerank."""
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -132,9 +134,9 @@ def test_ewek_answers_one_llm_call_a_question_with_checked_citations(hotpot_pass
         client = make_llm({"backend": "openai", "cache": None,
                            "openai": {"model": "fake", "base_url": server.base_url,
                                       "api_key_env": "PATH", "max_retries": 0}})
-        quotes, triples, answers = run_ewek(questions, documents, passages, encoder,
-                                            trained[0], client, params, None,
-                                            make_extractor("dependency"))
+        quotes, triples, answers, _ = run_ewek(questions, documents, passages, encoder,
+                                               trained[0], client, params, None,
+                                               make_extractor("dependency"))
     assert len(server.requests) == 2 * 3   # one composer call per question and method
     assert set(answers) == {"ewek", "ewek_web", "ewek_kg"}
     supporting = set(passages.loc[passages["is_supporting"], "passage_id"])
@@ -156,6 +158,51 @@ def test_ewek_answers_one_llm_call_a_question_with_checked_citations(hotpot_pass
     # ToG-E: at most N triples per depth, D depths, no LLM call
     per_depth = triples.groupby(["question_id", "depth"]).size()
     assert (per_depth <= 3).all() and triples["depth"].max() <= 3
+
+
+def test_ewek_replays_the_recorded_composer_input(hotpot_passages, hotpot, trained, encoder,
+                                                  tmp_path):
+    """A run's composer input, recorded and read back (``ewek.replay``), rebuilds the same
+    prompts with no quote selected, no KG searched and no encoder: the same answers, citations
+    and their accuracy; a question the recording lacks stops the replay before any call."""
+    from kgp_kedro.ewek.params import EwekParams
+    from kgp_kedro.ewek.recorded import read_composed, record_composed, replayed_composed
+    from kgp_kedro.ewek.run import run_ewek
+    from kgp_kedro.ewek.facts_graph import make_extractor
+    from kgp_kedro.llm import make_llm
+    from tests.llm.fake_openai_server import FakeOpenAIServer
+
+    questions, passages = hotpot_passages
+    questions = questions.head(3).assign(source="hotpotqa")
+    documents = hotpot[1][hotpot[1]["collection_id"].isin(questions["collection_id"])]
+    params = EwekParams(facts={"cache_dir": None})
+    path = tmp_path / "composed.csv.gz"
+
+    def answers_of(run_encoder, cross_encoder, extractor, replay=None):
+        with FakeOpenAIServer(reply=lambda prompt: "Paris [1, 3]") as server:
+            client = make_llm({"backend": "openai", "cache": None,
+                               "openai": {"model": "fake", "base_url": server.base_url,
+                                          "api_key_env": "PATH", "max_retries": 0}})
+            out = run_ewek(questions, documents, passages, run_encoder, cross_encoder, client,
+                           params, None, extractor, replay=replay)
+        # the calls of a batch may reach the server in any order
+        return out, sorted(json.dumps(r["messages"], sort_keys=True) for r in server.requests)
+
+    (quotes, triples, answers, composed), prompts = answers_of(encoder, trained[0],
+                                                               make_extractor("dependency"))
+    assert len(quotes) and len(triples)
+    record_composed(path, composed.to_dict("records"))
+    replay = replayed_composed(read_composed(path), list(params.methods), questions, path)
+    (quotes2, triples2, again, composed2), prompts2 = answers_of(None, None, None, replay)
+    assert prompts2 == prompts and quotes2.empty and triples2.empty
+    assert composed2.astype(str).equals(composed.astype(str))   # recorded again unchanged
+    shown = ["question_id", "answer", "citations", "cited_ids", "citation_accuracy",
+             "n_contexts", "n_triples", "n_quotes", "llm_calls", "ran_as"]
+    for name in params.methods:
+        assert again[name][shown].astype(str).equals(answers[name][shown].astype(str))
+    with pytest.raises(ValueError, match="composed.csv.gz lacks method 'ewek'.*first: x"):
+        replayed_composed(read_composed(path), ["ewek"],
+                          questions.head(1).assign(question_id="x"), path)
 
 
 def test_the_guard_fires_below_the_auc_threshold_on_lost_recall_and_when_unknown():

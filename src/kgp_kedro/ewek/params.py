@@ -162,6 +162,10 @@ class EwekParams(Params):
     composer: ComposerParams = Field(default_factory=ComposerParams)
     recall_ks: list[PosInt] = Field(default_factory=lambda: [1, 2, 5, 10])
     methods: dict[str, EwekMethod] = Field(default_factory=_default_methods)
+    # a benchmark's recording of what the composer read (results/<benchmark>/composed.csv.gz):
+    # each method's quotes and triples read from it instead of selected and searched again, so
+    # its prompts are the recorded ones on any CPU (ewek/recorded.py); null: select and search
+    replay: str | None = None
 
     def needs_graph(self) -> bool:
         return any(m.kg != "none" for m in self.methods.values())

@@ -30,6 +30,7 @@ from kgp_kedro.ewek.facts_graph import collection_relation_graph
 from kgp_kedro.ewek.params import EwekParams
 from kgp_kedro.ewek.quotes import (Quote, collection_pages, evidence_extractor,
                                    paragraph_splitter)
+from kgp_kedro.ewek.recorded import COMPOSED_COLUMNS, Composed, composed_rows
 from kgp_kedro.ewek.rerank import fast_filter, rerank
 from kgp_kedro.ewek.tog import (KG_SEARCHES, EmbeddingScorer, RelationGraph, SearchResult,
                                beam_search)
@@ -149,22 +150,58 @@ def _supporting(passages: pd.DataFrame) -> dict[str, set[str]]:
 
 def run_ewek(questions: pd.DataFrame, documents: pd.DataFrame, passages: pd.DataFrame,
              encoder, cross_encoder, client, params: EwekParams, cache=None, extractor=None,
-             unranked: str | None = None
-             ) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, pd.DataFrame]]:
-    """``(ewek_quotes, ewek_triples, {method: answers})`` for every question. ``extractor``
-    (a fact extractor) makes the collection's fact graph for the KG methods; ``client`` is
-    the LLM; ``cache`` the encoder's disk cache (or None); ``cross_encoder`` None keeps the
-    fast filter's order, and ``unranked`` then says why (the rows' ``ran_as``)."""
+             unranked: str | None = None,
+             replay: dict[str, dict[str, Composed]] | None = None
+             ) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, pd.DataFrame], pd.DataFrame]:
+    """``(ewek_quotes, ewek_triples, {method: answers}, ewek_composed)`` for every question.
+    ``extractor`` (a fact extractor) makes the collection's fact graph for the KG methods;
+    ``client`` is the LLM; ``cache`` the encoder's disk cache (or None); ``cross_encoder``
+    None keeps the fast filter's order, and ``unranked`` then says why (the rows' ``ran_as``).
+    ``ewek_composed`` holds what each method's composer read (:mod:`kgp_kedro.ewek.recorded`);
+    with ``replay`` (a recording's, :func:`~kgp_kedro.ewek.recorded.replayed_composed`) the
+    composer reads that instead: no quote is selected and no KG searched (the quotes and
+    triples tables are empty)."""
     embed = Embedder(encoder, cache)
     supporting = _supporting(passages)
+    if cross_encoder is None and unranked is None:
+        unranked = "no cross-encoder"
+    methods = params.methods
+    quote_rows, triple_rows, composed_table = [], [], []
+    prepared = []   # (question row, {method: (Composed, messages, seconds)})
+    plan = (_replayed_plan(replay) if replay is not None else
+            _question_plan(documents, passages, embed, cross_encoder, client, params,
+                           extractor, unranked, supporting, quote_rows, triple_rows))
+    for q in track(list(questions.itertuples(index=False)), "ewek", log=logger):
+        plans = {}
+        for name, (composed, seconds) in plan(q).items():
+            plans[name] = (composed, compose_messages(q.question, composed.refs,
+                                                      params.composer.instruction), seconds)
+            composed_table.extend(composed_rows(name, q.source, q.question_id, composed))
+        prepared.append((q, plans))
+    answers = {name: _compose(name, prepared, client, params, supporting) for name in methods}
+    return (pd.DataFrame(quote_rows, columns=QUOTE_COLUMNS),
+            pd.DataFrame(triple_rows, columns=TRIPLE_COLUMNS), answers,
+            pd.DataFrame(composed_table, columns=COMPOSED_COLUMNS))
+
+
+def _replayed_plan(replay: dict[str, dict[str, Composed]]):
+    """Each method's recorded composer input of a question (no time spent selecting it)."""
+    return lambda q: {name: (by_question[str(q.question_id)], 0.0)
+                      for name, by_question in replay.items()}
+
+
+def _question_plan(documents, passages, embed, cross_encoder, client, params: EwekParams,
+                   extractor, unranked, supporting, quote_rows: list, triple_rows: list):
+    """Each method's composer input of a question, selected here: the quotes (when a method
+    reads the web) and each KG search's triples, their rows added to ``quote_rows`` and
+    ``triple_rows``; with the seconds each took."""
     docs = dict(tuple(documents.groupby("collection_id", sort=False)))
     texts = dict(tuple(passages.groupby("collection_id", sort=False)))
     methods = params.methods
     web = any(m.web for m in methods.values())
     searches = sorted({m.kg for m in methods.values()} - {"none"})
-    quote_rows, triple_rows = [], []
-    prepared = []   # (question row, {method: (refs, messages, extra calls, seconds)})
-    for q in track(list(questions.itertuples(index=False)), "ewek", log=logger):
+
+    def plan(q) -> dict[str, tuple[Composed, float]]:
         gold = supporting.get(q.collection_id, set())
         selection = None
         pages = collection_pages(docs.get(q.collection_id, documents.iloc[0:0]),
@@ -182,23 +219,18 @@ def run_ewek(questions: pd.DataFrame, documents: pd.DataFrame, passages: pd.Data
         for name, m in methods.items():
             triples = found[m.kg][0].triples if m.kg != "none" else []
             quotes = selection.top if m.web and selection is not None else []
-            refs = references(triples, quotes)
             seconds = (selection.seconds if m.web and selection is not None else 0.0) + (
                 found[m.kg][1] if m.kg != "none" else 0.0)
             calls = found[m.kg][0].llm_calls if m.kg != "none" else 0
-            plans[name] = (refs, compose_messages(q.question, refs, params.composer.instruction),
-                           calls, seconds, len(triples), len(quotes))
-        prepared.append((q, plans))
-    if cross_encoder is None and unranked is None:
-        unranked = "no cross-encoder"
-    answers = {name: _compose(name, prepared, client, params, supporting,
-                              params.description(name, unranked)) for name in methods}
-    return (pd.DataFrame(quote_rows, columns=QUOTE_COLUMNS),
-            pd.DataFrame(triple_rows, columns=TRIPLE_COLUMNS), answers)
+            plans[name] = (Composed(references(triples, quotes), calls, len(triples),
+                                    len(quotes), params.description(name, unranked)), seconds)
+        return plans
+
+    return plan
 
 
 def _compose(name: str, prepared, client, params: EwekParams,
-             supporting: dict[str, set[str]], ran_as: str) -> pd.DataFrame:
+             supporting: dict[str, set[str]]) -> pd.DataFrame:
     """One composer call per question for method ``name``; citations checked against the
     supporting facts, and by the LLM judge when ``composer.judge``."""
     batch = [plans[name][1] for _, plans in prepared]
@@ -207,7 +239,8 @@ def _compose(name: str, prepared, client, params: EwekParams,
     judged = _judge(prepared, name, replies, client, params) if params.composer.judge else None
     rows = []
     for i, ((q, plans), reply) in enumerate(zip(prepared, replies)):
-        refs, messages, calls, seconds, n_triples, n_quotes = plans[name]
+        composed, messages, seconds = plans[name]
+        refs = composed.refs
         cited = parse_citations(reply.text)
         by_number = {r.number: r for r in refs}
         seen = list(dict.fromkeys(p for r in refs for p in r.passage_ids))
@@ -223,8 +256,9 @@ def _compose(name: str, prepared, client, params: EwekParams,
             "citation_accuracy": citation_accuracy(cited, refs,
                                                    supporting.get(q.collection_id, set())),
             "citation_judge": math.nan if judged is None else judged[i],
-            "n_triples": n_triples, "n_quotes": n_quotes, "llm_calls": calls + 1,
-            "ran_as": ran_as, "wall_ms": 1000 * seconds + reply.latency_ms})
+            "n_triples": composed.n_triples, "n_quotes": composed.n_quotes,
+            "llm_calls": composed.calls + 1, "ran_as": composed.ran_as,
+            "wall_ms": 1000 * seconds + reply.latency_ms})
     return pd.DataFrame(rows, columns=ANSWER_COLUMNS)
 
 
@@ -234,7 +268,7 @@ def _judge(prepared, name: str, replies, client, params: EwekParams) -> list[flo
     method's calls."""
     asks, owner = [], []
     for i, ((_, plans), reply) in enumerate(zip(prepared, replies)):
-        by_number = {r.number: r for r in plans[name][0]}
+        by_number = {r.number: r for r in plans[name][0].refs}
         for sentence, numbers in cited_sentences(reply.text):
             for n in numbers:
                 text = by_number[n].text if n in by_number else ""

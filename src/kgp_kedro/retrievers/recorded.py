@@ -10,15 +10,13 @@ changes (``python -m kgp_kedro.retrievers.recorded RECORDING``, after a
 ``kedro run --pipelines retrieve``)."""
 from __future__ import annotations
 
-import gzip
-import io
 from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from kgp_kedro.plumbing.atomic import write_atomic
+from kgp_kedro.plumbing.recordings import replace_rows, write_csv_gz
 from kgp_kedro.retrievers.run import RETRIEVED_COLUMNS
 
 FILENAME = "retrieved.csv.gz"
@@ -57,15 +55,8 @@ def record(path: str | Path, tables: Iterable[pd.DataFrame]) -> pd.DataFrame:
     same rows give the same bytes); written atomically. Returns the whole recording."""
     new = pd.concat([t for t in tables if len(t)] or [pd.DataFrame(columns=RECORDED_COLUMNS)],
                     ignore_index=True)
-    old = read_recorded(path)
-    kept = old[~old.set_index(KEY).index.isin(new.set_index(KEY).index)]
-    table = pd.concat([t for t in (kept, new) if len(t)] or [new], ignore_index=True)
-    table = table.sort_values([*KEY, "rank"], kind="stable").reset_index(drop=True)
-    text = table.to_csv(index=False, lineterminator="\n").encode("utf-8")
-    buffer = io.BytesIO()
-    with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0, filename="") as handle:
-        handle.write(text)
-    write_atomic(path, buffer.getvalue())
+    table = replace_rows(read_recorded(path), new, KEY, [*KEY, "rank"])
+    write_csv_gz(path, table)
     return table
 
 

@@ -80,17 +80,31 @@ def answer_with_ewek(qa_questions: pd.DataFrame, documents: pd.DataFrame,
                      passages: pd.DataFrame, ewek: dict[str, Any], encoder: dict[str, Any],
                      llm: dict[str, Any], cross_encoder: Any = None,
                      training: pd.DataFrame | None = None):
-    """``ewek_quotes``, ``ewek_triples`` and one ``answers_<method>`` per ``ewek.methods``
-    entry. ``cross_encoder``: the trained model (its folder, or the model in memory) and
-    ``training`` its report: when its guard fired, no rerank (the filter's order is kept);
-    when ``ewek.rerank.cross_encoder`` names a model, that one is loaded instead."""
+    """``ewek_quotes``, ``ewek_triples``, ``ewek_composed`` (what each method's composer
+    read) and one ``answers_<method>`` per ``ewek.methods`` entry. ``cross_encoder``: the
+    trained model (its folder, or the model in memory) and ``training`` its report: when its
+    guard fired, no rerank (the filter's order is kept); when ``ewek.rerank.cross_encoder``
+    names a model, that one is loaded instead. With ``ewek.replay`` the composer reads that
+    recording (a method or question it lacks stops the run before any call)."""
     from kgp_kedro.ewek.facts_graph import make_extractor
+    from kgp_kedro.ewek.recorded import read_composed, replayed_composed
     from kgp_kedro.models.cross_encoders import load_cross_encoder
     from kgp_kedro.ewek.run import run_ewek
     from kgp_kedro.llm import make_llm
     from kgp_kedro.models.embeddings import LazyEncoder, embedding_cache
 
     params = validate(EwekParams, ewek, "ewek")
+    client = make_llm(llm)
+    encoder_params = validate(EncoderParams, encoder, "encoder")
+    lazy = LazyEncoder(encoder_params)
+    if params.replay:
+        replay = replayed_composed(read_composed(params.replay), list(params.methods),
+                                   qa_questions, params.replay)
+        logger.info("ewek: the composer input of %d questions replayed from %s",
+                    len(qa_questions), params.replay)
+        quotes, triples, answers, composed = run_ewek(qa_questions, documents, passages, lazy,
+                                                      None, client, params, replay=replay)
+        return (quotes, triples, composed, *[answers[name] for name in params.methods])
     rr = params.rerank
     model = rr.cross_encoder or cross_encoder
     unranked = None
@@ -98,18 +112,16 @@ def answer_with_ewek(qa_questions: pd.DataFrame, documents: pd.DataFrame,
         model, unranked = None, "rerank guard fired"   # logged by train_reranker: filter order
     if isinstance(model, str):
         model = load_cross_encoder(model, rr.device, rr.max_length)
-    encoder_params = validate(EncoderParams, encoder, "encoder")
-    lazy = LazyEncoder(encoder_params)
     cache = embedding_cache(encoder_params.cache_dir, lazy)
-    client = make_llm(llm)
     extractor = make_extractor(params.facts.extractor, client) if params.needs_graph() else None
     try:
-        quotes, triples, answers = run_ewek(qa_questions, documents, passages, lazy, model,
-                                            client, params, cache, extractor, unranked)
+        quotes, triples, answers, composed = run_ewek(qa_questions, documents, passages, lazy,
+                                                      model, client, params, cache, extractor,
+                                                      unranked)
     finally:
         if cache is not None:
             cache.close()
-    return (quotes, triples, *[answers[name] for name in params.methods])
+    return (quotes, triples, composed, *[answers[name] for name in params.methods])
 
 
 def summarise_ewek(ewek_quotes: pd.DataFrame, passages: pd.DataFrame, ewek: dict[str, Any],

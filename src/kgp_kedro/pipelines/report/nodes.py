@@ -13,6 +13,7 @@ from kgp_kedro.reporting.qa_tables import (comparison_table, plot_qa_comparison,
 from kgp_kedro.config import validate
 from kgp_kedro.pipelines.parameter_tree import parse_method
 from kgp_kedro.config.sections import LLMParams, ReportParams
+from kgp_kedro.ewek.recorded import FILENAME as COMPOSED_FILENAME, record_composed
 from kgp_kedro.reporting.results import ANSWER_BLOCKS, record_answers
 from kgp_kedro.retrievers.recorded import FILENAME, record, recorded_rows
 from kgp_kedro.runs.integrity import git_commit
@@ -105,3 +106,19 @@ def record_retrieved(qa_scores: pd.DataFrame, report: dict[str, Any],
     logger.info("results: the retrieved passages of %d questions and methods recorded in %s "
                 "(%d rows in all)", sum(t[["method", "question_id"]].drop_duplicates().shape[0]
                                         for t in tables), path, len(whole))
+
+
+def record_composed_input(qa_scores: pd.DataFrame, report: dict[str, Any],
+                          ewek_composed: pd.DataFrame) -> None:
+    """What each EWEK-QA method's composer read, for every question the run scored, into
+    ``<report.results.root>/<report.results.benchmark>/composed.csv.gz``, which
+    ``ewek.replay`` reads back on any CPU (:mod:`kgp_kedro.ewek.recorded`)."""
+    params = validate(ReportParams, report, "report")
+    path = Path(params.results.root) / str(params.results.benchmark) / COMPOSED_FILENAME
+    scored = set(zip(qa_scores["method"], qa_scores["question_id"].astype(str)))
+    rows = [r for r in ewek_composed.to_dict("records")
+            if (r["method"], str(r["question_id"])) in scored]
+    whole = record_composed(path, rows)
+    logger.info("results: the composer input of %d EWEK-QA questions and methods recorded in "
+                "%s (%d rows in all)", len({(r["method"], r["question_id"]) for r in rows}),
+                path, len(whole))

@@ -1,10 +1,11 @@
 """report: ``qa_summary`` -> Table 1, Table 2, reader costs and the F1 figure; with
 ``report.results.benchmark`` set, every scored answer also goes into the committed results
-store, with the retrieved passages its prompts were built from."""
+store, with the retrieved passages its prompts were built from (and what EWEK-QA's composer
+read, when its methods ran)."""
 from kedro.pipeline import Pipeline, node
 
-from kgp_kedro.pipelines.report.nodes import (record_results, record_retrieved, tabulate_costs,
-                                              tabulate_qa)
+from kgp_kedro.pipelines.report.nodes import (record_composed_input, record_results,
+                                              record_retrieved, tabulate_costs, tabulate_qa)
 from kgp_kedro.reporting.results import ANSWER_BLOCKS
 
 
@@ -14,7 +15,10 @@ def create_pipeline(params) -> Pipeline:
                       None, name="record_results"),
                  node(record_retrieved, ["qa_scores", "params:report",
                                          *[f"retrieved_{m}" for m in params.methods]],
-                      None, name="record_retrieved")] if params.report.results.benchmark else [])
+                      None, name="record_retrieved"),
+                 *([node(record_composed_input, ["qa_scores", "params:report", "ewek_composed"],
+                         None, name="record_composed")] if params.ewek.methods else [])]
+                if params.report.results.benchmark else [])
     return Pipeline([
         *recorded,
         node(tabulate_qa, ["qa_summary", "params:report", "qa_scores"],

@@ -1,0 +1,31 @@
+"""A benchmark's recordings (gzipped CSV tables committed beside its answers): rows replaced
+by key, written whole and atomically with no timestamp, so the same rows give the same bytes."""
+from __future__ import annotations
+
+import gzip
+import io
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from kgp_kedro.plumbing.atomic import write_atomic
+
+
+def replace_rows(old: pd.DataFrame, new: pd.DataFrame, key: Sequence[str],
+                 order: Sequence[str]) -> pd.DataFrame:
+    """``old`` without the keys ``new`` holds, then ``new``, sorted by ``order`` (stable)."""
+    key = list(key)
+    kept = old[~old.set_index(key).index.isin(new.set_index(key).index)] if len(new) else old
+    table = pd.concat([t for t in (kept, new) if len(t)] or [new], ignore_index=True)
+    return table.sort_values(list(order), kind="stable").reset_index(drop=True)
+
+
+def write_csv_gz(path: str | Path, table: pd.DataFrame) -> None:
+    """``table`` as a gzipped CSV at ``path`` (no index, ``\\n`` line ends, gzip mtime 0),
+    written atomically."""
+    text = table.to_csv(index=False, lineterminator="\n").encode("utf-8")
+    buffer = io.BytesIO()
+    with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0, filename="") as handle:
+        handle.write(text)
+    write_atomic(path, buffer.getvalue())
