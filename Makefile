@@ -147,7 +147,7 @@ PAPER_30 := read.max_passages=null,report.results.benchmark=qa_benchmark_30
 # a context a document, 3 short-answer demonstrations, the sentence frame dropped
 REPLAY_SMALL_READER_QUESTIONS ?= 50
 SMALL_READER := llm.local.model=qwen2.5-coder-1.5b-instruct-q4_k_m,read.context_form=documents,read.demonstrations=3,read.answer_form=short,report.results.benchmark=qa_benchmark_small_reader
-REPLAYED = llm.store_only=true,retrieve.replay=results/$(1)/retrieved.csv.gz,ewek.replay=results/$(1)/composed.csv.gz
+REPLAYED = llm.store_only=true,retrieve.replay=results/$(1)/retrieved.csv.gz,ewek.replay=results/$(1)/composed.csv.gz,holmes.replay=results/$(1)/read_facts.csv.gz
 replay: $(LLM_STAMP) $(READER_STAMP)
 	$(BIN)/kedro run --env qa_benchmark --params "ingest.qa_questions_per_source=$(REPLAY_QUESTIONS),$(call REPLAYED,qa_benchmark)"
 	$(BIN)/kedro run --env qa_benchmark --params "ingest.qa_questions_per_source=$(REPLAY_30_QUESTIONS),$(call REPLAYED,qa_benchmark_30),$(PAPER_30)"

@@ -72,8 +72,9 @@ def main() -> None:
         for method, spec in params.methods.items():
             start = time.perf_counter()
             if spec.kind == "holmes":
-                answers = holmes.answer_with_facts(qa, pruned, schema, graphs, facts, passages,
-                                                   client, embed, params, spec, method, {})
+                answers, _ = holmes.answer_with_facts(qa, pruned, schema, graphs, facts,
+                                                      passages, client, embed, params, spec,
+                                                      method, {})
             else:
                 answers = holmes.answer_base(qa, docs_of, passages, client, method,
                                              spec.kind == "base_docs", 32, None)

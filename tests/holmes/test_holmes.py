@@ -12,6 +12,7 @@ from kgp_kedro.facts import EntityDocumentGraph, HyperTriple
 from kgp_kedro.graphs.builders.entity import LinkerParams
 from kgp_kedro.holmes import run as holmes
 from kgp_kedro.holmes.params import HolmesParams
+from kgp_kedro.holmes.recorded import read_recorded_facts, record_read_facts, replayed_read_facts
 from kgp_kedro.holmes.replies import parse_reply
 from kgp_kedro.prompts.holmes import reader_prompt
 from kgp_kedro.holmes.pruning import prune, relation_scores
@@ -189,10 +190,28 @@ def test_holmes_on_real_records_through_an_openai_compatible_server(tmp_path, ho
         client = LLMClient(OpenAIBackend(model="m", base_url=server.base_url, api_key="k",
                                          timeout=5, context_window=16385), None,
                            max_tokens=params.reader_max_tokens)
-        answers = holmes.answer_with_facts(questions.head(1), pruned, schema, graphs, facts,
-                                           passages, client, embed, params,
-                                           params.methods["holmes"], "holmes", {})
+        answers, read = holmes.answer_with_facts(questions.head(1), pruned, schema, graphs,
+                                                 facts, passages, client, embed, params,
+                                                 params.methods["holmes"], "holmes", {})
         sent = [r["messages"][-1]["content"] for r in server.requests]
+        # what the reader read, recorded and read back (holmes.replay): the same two calls
+        # and the same answer with no KG, schema, pruning or encoder
+        recording = tmp_path / "read_facts.csv.gz"
+        record_read_facts(recording, read.to_dict("records"))
+        replay = replayed_read_facts(read_recorded_facts(recording), "holmes",
+                                     questions.head(1), recording)
+        again, read_again = holmes.answer_with_facts(questions.head(1), None, None, {}, None,
+                                                     passages, client, None, params,
+                                                     params.methods["holmes"], "holmes", {},
+                                                     replay=replay)
+        assert [r["messages"][-1]["content"] for r in server.requests[2:]] == sent
+    shown_columns = ["answer", "context_ids", "n_contexts", "reader_calls", "llm_calls", "ran_as"]
+    assert again[shown_columns].astype(str).equals(answers[shown_columns].astype(str))
+    assert read_again.astype(str).equals(read.astype(str))
+    assert sorted(set(read["call"])) == [0, 1]     # the complementary call's facts recorded
+    with pytest.raises(ValueError, match="read_facts.csv.gz lacks method 'holmes'.*first: x"):
+        replayed_read_facts(read_recorded_facts(recording), "holmes",
+                            questions.head(1).assign(question_id="x"), recording)
     row = answers.iloc[0]
     assert facts([missing["doc_id"]])[missing["doc_id"]], "the missing document has facts"
     assert len(sent) == 2 and row["reader_calls"] == 2 and row["llm_calls"] == 2

@@ -117,6 +117,11 @@ class HolmesParams(Params):
         "holmes_no_qualifiers": MethodParams(qualifiers=False),
         "holmes_base": MethodParams(kind="base"),
         "holmes_base_docs": MethodParams(kind="base_docs")})
+    # a benchmark's recording of what each fact-reading method's reader read (results/
+    # <benchmark>/read_facts.csv.gz): its facts read from it instead of extracted, scored and
+    # pruned again, so its prompts are the recorded ones on any CPU (holmes/recorded.py); null:
+    # build them
+    replay: str | None = None
 
     @model_validator(mode="after")
     def _extractor_known(self) -> "HolmesParams":

@@ -24,6 +24,7 @@ from kgp_kedro.facts.extractors.dependency import load_spacy
 from kgp_kedro.graphs.builders.entity import EntityBuilder
 from kgp_kedro.holmes.params import HolmesParams, MethodParams
 from kgp_kedro.holmes.pruning import prune, relation_scores
+from kgp_kedro.holmes.recorded import READ_FACTS_COLUMNS, ReadFacts, read_facts_rows
 from kgp_kedro.holmes.question import QuestionParse, SchemaTriple, title_mentions
 from kgp_kedro.holmes.replies import parse_reply, quoted_names
 from kgp_kedro.holmes.schema import select_auxiliary
@@ -225,20 +226,70 @@ def _passages_of(passages: pd.DataFrame) -> dict[str, list[str]]:
 def answer_with_facts(questions: pd.DataFrame, pruned: pd.DataFrame, schema: pd.DataFrame,
                       graphs: dict[str, EntityDocumentGraph], facts: DocumentFacts,
                       passages: pd.DataFrame, client, embed, params: HolmesParams,
-                      method: MethodParams, name: str, other_calls: dict[str, int]
-                      ) -> pd.DataFrame:
+                      method: MethodParams, name: str, other_calls: dict[str, int],
+                      replay: dict[str, ReadFacts] | None = None
+                      ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """HOLMES' answers (§4.2.3): the pruned facts verbalised in score order in the A.4.5
     prompt; when the reply's Final Response is None, the documents of the entities it names
     as missing give their facts (scored against the schema, top ``p``), added after the first
     ones for one more call. ``other_calls``: the LLM calls each question took before reading
-    (extraction, schema)."""
+    (extraction, schema). Returns the answers and what the reader read
+    (:mod:`kgp_kedro.holmes.recorded`); with ``replay`` (a recording's,
+    :func:`~kgp_kedro.holmes.recorded.replayed_read_facts`) the reader reads that instead
+    (``pruned``, ``schema``, ``graphs``, ``facts`` and ``embed`` are then not used)."""
     doc_passages = _passages_of(passages)
+    read = (_replayed_reader(replay, client, params) if replay is not None else
+            _reader(pruned, schema, graphs, facts, client, embed, params, method, other_calls))
+    rows, recorded = [], []
+    for q in track(list(questions.itertuples(index=False)), f"read {name}", log=logger):
+        completions, got = read(q)
+        answer, _ = parse_reply(completions[-1].text)
+        error = next((c.error for c in completions if c.error), None)
+        rows.append({
+            "source": q.source, "question_id": q.question_id, "method": name,
+            "answer": answer, "raw_response": "\n=====\n".join(c.text for c in completions),
+            "context_ids": [p for d in got.doc_ids for p in doc_passages.get(d, [])],
+            "n_contexts": len(got.calls[-1]), "n_cut": 0, "cut_ids": [],
+            "prompt_tokens": sum(c.prompt_tokens for c in completions),
+            "completion_tokens": sum(c.completion_tokens for c in completions),
+            "latency_ms": sum(c.latency_ms for c in completions),
+            "cached": all(c.cached for c in completions), "error": error,
+            "reader_calls": len(completions),
+            "llm_calls": len(completions) + got.other_calls,
+            "ran_as": params.description(name)})
+        recorded += read_facts_rows(name, q.source, q.question_id, got)
+    answers = pd.DataFrame(rows, columns=ANSWER_COLUMNS)
+    log_read_summary(answers, name)
+    return answers, pd.DataFrame(recorded, columns=READ_FACTS_COLUMNS)
+
+
+def _ask(client, params: HolmesParams, question: str, lines: list[str], entities: list[str],
+         relations: list[str]):
+    return client.complete([{"role": "user",
+                             "content": reader_prompt(question, lines, entities, relations)}],
+                           max_tokens=params.reader_max_tokens)
+
+
+def _replayed_reader(replay: dict[str, ReadFacts], client, params: HolmesParams):
+    """Each question's recorded reader calls, asked again (their replies from the store)."""
+    def read(q):
+        got = replay[str(q.question_id)]
+        return [_ask(client, params, q.question, lines, got.entities, got.relations)
+                for lines in got.calls], got
+
+    return read
+
+
+def _reader(pruned: pd.DataFrame, schema: pd.DataFrame, graphs: dict[str, EntityDocumentGraph],
+            facts: DocumentFacts, client, embed, params: HolmesParams, method: MethodParams,
+            other_calls: dict[str, int]):
+    """A question's reader calls over its pruned facts, and the complementary one."""
     budget = client.context_window - params.reader_max_tokens - params.margin_tokens
     by_q = dict(tuple(pruned.groupby("question_id", sort=False)))
     schema_by_q = dict(tuple(schema.groupby("question_id", sort=False)))
     empty_schema = schema.iloc[0:0]
-    rows = []
-    for q in track(list(questions.itertuples(index=False)), f"read {name}", log=logger):
+
+    def read(q):
         s_rows = schema_by_q.get(q.question_id, empty_schema)
         entities = json.loads(s_rows["entities"].iloc[0]) if len(s_rows) else []
         relations = [r for r in dict.fromkeys(s_rows["relation"]) if r]
@@ -251,10 +302,10 @@ def answer_with_facts(questions: pd.DataFrame, pruned: pd.DataFrame, schema: pd.
 
         lines = _fit(q.question, [t.verbalise(method.qualifiers) for t in shown], prompt,
                      client, budget)
-        first = client.complete([{"role": "user", "content": prompt(lines)}],
-                                max_tokens=params.reader_max_tokens)
+        calls = [lines]
+        first = _ask(client, params, q.question, lines, entities, relations)
         completions = [first]
-        answer, further = parse_reply(first.text)
+        _, further = parse_reply(first.text)
         if method.complementary and further is not None and not first.error:
             graph = graphs.get(q.question_id)
             extra_docs = _missing_documents(further, graph, params.spacy_model) if graph else []
@@ -269,26 +320,13 @@ def answer_with_facts(questions: pd.DataFrame, pruned: pd.DataFrame, schema: pd.
                     docs += [d for d in extra_docs if d not in docs]
                     lines = _fit(q.question, lines + [t.verbalise(method.qualifiers)
                                                       for t in picked], prompt, client, budget)
-                    second = client.complete([{"role": "user", "content": prompt(lines)}],
-                                             max_tokens=params.reader_max_tokens)
-                    completions.append(second)
-                    answer, _ = parse_reply(second.text)
-        error = next((c.error for c in completions if c.error), None)
-        rows.append({
-            "source": q.source, "question_id": q.question_id, "method": name,
-            "answer": answer, "raw_response": "\n=====\n".join(c.text for c in completions),
-            "context_ids": [p for d in docs for p in doc_passages.get(d, [])],
-            "n_contexts": len(lines), "n_cut": 0, "cut_ids": [],
-            "prompt_tokens": sum(c.prompt_tokens for c in completions),
-            "completion_tokens": sum(c.completion_tokens for c in completions),
-            "latency_ms": sum(c.latency_ms for c in completions),
-            "cached": all(c.cached for c in completions), "error": error,
-            "reader_calls": len(completions),
-            "llm_calls": len(completions) + other_calls.get(q.question_id, 0),
-            "ran_as": params.description(name)})
-    answers = pd.DataFrame(rows, columns=ANSWER_COLUMNS)
-    log_read_summary(answers, name)
-    return answers
+                    calls.append(lines)
+                    completions.append(_ask(client, params, q.question, lines, entities,
+                                            relations))
+        return completions, ReadFacts(calls, entities, relations, docs,
+                                      other_calls.get(q.question_id, 0))
+
+    return read
 
 
 def _missing_documents(further: str, graph: EntityDocumentGraph, spacy_model: str

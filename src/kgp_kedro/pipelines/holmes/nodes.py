@@ -114,8 +114,9 @@ def answer_with_facts(qa_questions: pd.DataFrame, pruned: pd.DataFrame, schema: 
                       entity_documents: pd.DataFrame, triples: pd.DataFrame,
                       documents: pd.DataFrame, passages: pd.DataFrame,
                       holmes_params: dict[str, Any], encoder: dict[str, Any],
-                      llm: dict[str, Any], name: str) -> pd.DataFrame:
-    """``answers_<name>`` of a HOLMES method: the A.4.5 reader over the pruned facts."""
+                      llm: dict[str, Any], name: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``answers_<name>`` of a HOLMES method, the A.4.5 reader over the pruned facts, and
+    ``holmes_read_<name>``, what it read."""
     params = _params(holmes_params)
     client = make_llm(llm)
     facts = holmes.DocumentFacts(documents, holmes.make_extractor(params, client),
@@ -124,6 +125,24 @@ def answer_with_facts(qa_questions: pd.DataFrame, pruned: pd.DataFrame, schema: 
                                     holmes.graphs_of(entity_documents), facts, passages,
                                     client, _embed(encoder), params, params.methods[name], name,
                                     _other_calls(params, triples, schema))
+
+
+def replay_with_facts(qa_questions: pd.DataFrame, passages: pd.DataFrame,
+                      holmes_params: dict[str, Any], llm: dict[str, Any], name: str
+                      ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``answers_<name>`` and ``holmes_read_<name>`` of a HOLMES method whose reader reads the
+    recording ``holmes.replay`` (a method or question it lacks stops the run before any
+    call): no KG, schema or pruning runs."""
+    from kgp_kedro.holmes.recorded import read_recorded_facts, replayed_read_facts
+
+    params = _params(holmes_params)
+    replay = replayed_read_facts(read_recorded_facts(params.replay), name, qa_questions,
+                                 params.replay)
+    logger.info("holmes %s: the reader input of %d questions replayed from %s", name,
+                len(qa_questions), params.replay)
+    return holmes.answer_with_facts(qa_questions, None, None, {}, None, passages,
+                                    make_llm(llm), None, params, params.methods[name], name,
+                                    {}, replay=replay)
 
 
 def answer_base(qa_questions: pd.DataFrame, documents: pd.DataFrame, passages: pd.DataFrame,

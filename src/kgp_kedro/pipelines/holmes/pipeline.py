@@ -1,12 +1,15 @@
 """holmes: auxiliary schema (once), entity–document graphs, hyper triples, schema, pruned facts,
-then one answer node per ``holmes.methods`` entry writing ``answers_<method>``."""
+then one answer node per ``holmes.methods`` entry writing ``answers_<method>`` (and, for a
+method that reads facts, ``holmes_read_<method>``: what its reader read, which the report
+stage records). With ``holmes.replay`` a fact-reading method's reader reads that recording
+instead, and none of the KG stages runs."""
 from functools import partial, update_wrapper
 
 from kedro.pipeline import Pipeline, node
 
 from kgp_kedro.pipelines.holmes.nodes import (answer_base, answer_with_facts, build_schema,
                                               extract_hyper_triples, link_entities,
-                                              mine_auxiliary, prune_facts)
+                                              mine_auxiliary, prune_facts, replay_with_facts)
 
 
 def create_pipeline(params) -> Pipeline:
@@ -14,7 +17,7 @@ def create_pipeline(params) -> Pipeline:
     if not holmes.methods:   # an env that selects no HOLMES method (`holmes: {methods: {}}`)
         return Pipeline([])
     encoder = f"params:embed.encoders.{holmes.encoder}"
-    nodes = [
+    nodes = [] if holmes.replay else [
         node(mine_auxiliary, ["questions", "qa_questions", "params:holmes"] + (
             [encoder, "params:llm"] if holmes.auxiliary.miner().needs_models else []),
              "holmes_auxiliary_schema", name="mine_auxiliary_schema"),
@@ -30,14 +33,19 @@ def create_pipeline(params) -> Pipeline:
              "holmes_pruned_facts", name="prune_facts"),
     ]
     for name, method in holmes.methods.items():
-        if method.method().reads_facts:
+        outputs = [f"answers_{name}", f"holmes_read_{name}"]
+        if method.method().reads_facts and holmes.replay:
+            func = update_wrapper(partial(replay_with_facts, name=name), replay_with_facts)
+            inputs = ["qa_questions", "passages", "params:holmes", "params:llm"]
+        elif method.method().reads_facts:
             func = update_wrapper(partial(answer_with_facts, name=name), answer_with_facts)
             inputs = ["qa_questions", "holmes_pruned_facts", "holmes_schema",
                       "holmes_entity_documents", "holmes_hyper_triples", "documents",
                       "passages", "params:holmes", encoder, "params:llm"]
         else:
+            outputs = f"answers_{name}"
             func = update_wrapper(partial(answer_base, name=name), answer_base)
             inputs = ["qa_questions", "documents", "passages", "params:holmes", "params:llm",
                       "params:read"]
-        nodes.append(node(func, inputs, f"answers_{name}", name=f"answer_{name}"))
+        nodes.append(node(func, inputs, outputs, name=f"answer_{name}"))
     return Pipeline(nodes, tags=["holmes"])

@@ -14,6 +14,7 @@ from kgp_kedro.config import validate
 from kgp_kedro.pipelines.parameter_tree import parse_method
 from kgp_kedro.config.sections import LLMParams, ReportParams
 from kgp_kedro.ewek.recorded import FILENAME as COMPOSED_FILENAME, record_composed
+from kgp_kedro.holmes.recorded import FILENAME as READ_FACTS_FILENAME, record_read_facts
 from kgp_kedro.reporting.results import ANSWER_BLOCKS, record_answers
 from kgp_kedro.retrievers.recorded import FILENAME, record, recorded_rows
 from kgp_kedro.runs.integrity import git_commit
@@ -108,6 +109,12 @@ def record_retrieved(qa_scores: pd.DataFrame, report: dict[str, Any],
                                         for t in tables), path, len(whole))
 
 
+def _scored_rows(qa_scores: pd.DataFrame, rows: pd.DataFrame) -> list[dict]:
+    """The records of ``rows`` whose method and question the run scored."""
+    scored = set(zip(qa_scores["method"], qa_scores["question_id"].astype(str)))
+    return [r for r in rows.to_dict("records") if (r["method"], str(r["question_id"])) in scored]
+
+
 def record_composed_input(qa_scores: pd.DataFrame, report: dict[str, Any],
                           ewek_composed: pd.DataFrame) -> None:
     """What each EWEK-QA method's composer read, for every question the run scored, into
@@ -115,10 +122,22 @@ def record_composed_input(qa_scores: pd.DataFrame, report: dict[str, Any],
     ``ewek.replay`` reads back on any CPU (:mod:`kgp_kedro.ewek.recorded`)."""
     params = validate(ReportParams, report, "report")
     path = Path(params.results.root) / str(params.results.benchmark) / COMPOSED_FILENAME
-    scored = set(zip(qa_scores["method"], qa_scores["question_id"].astype(str)))
-    rows = [r for r in ewek_composed.to_dict("records")
-            if (r["method"], str(r["question_id"])) in scored]
+    rows = _scored_rows(qa_scores, ewek_composed)
     whole = record_composed(path, rows)
     logger.info("results: the composer input of %d EWEK-QA questions and methods recorded in "
                 "%s (%d rows in all)", len({(r["method"], r["question_id"]) for r in rows}),
+                path, len(whole))
+
+
+def record_read_facts_input(qa_scores: pd.DataFrame, report: dict[str, Any],
+                            *holmes_read: pd.DataFrame) -> None:
+    """What each HOLMES method's reader read, for every question the run scored, into
+    ``<report.results.root>/<report.results.benchmark>/read_facts.csv.gz``, which
+    ``holmes.replay`` reads back on any CPU (:mod:`kgp_kedro.holmes.recorded`)."""
+    params = validate(ReportParams, report, "report")
+    path = Path(params.results.root) / str(params.results.benchmark) / READ_FACTS_FILENAME
+    rows = [r for table in holmes_read for r in _scored_rows(qa_scores, table)]
+    whole = record_read_facts(path, rows)
+    logger.info("results: the reader input of %d HOLMES questions and methods recorded in %s "
+                "(%d rows in all)", len({(r["method"], r["question_id"]) for r in rows}),
                 path, len(whole))
