@@ -19,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from kgp_kedro.ewek.composer import Reference
-from kgp_kedro.plumbing.recordings import replace_rows, write_csv_gz
+from kgp_kedro.plumbing.recordings import read_recording, replace_rows, write_csv_gz
 
 FILENAME = "composed.csv.gz"
 KEY = ["method", "source", "question_id"]
@@ -55,16 +55,7 @@ def composed_rows(method: str, source: str, question_id: str, composed: Composed
 
 def read_composed(path: str | Path) -> pd.DataFrame:
     """A recording (empty with :data:`COMPOSED_COLUMNS` when the file does not exist)."""
-    path = Path(path)
-    if not path.exists():
-        return pd.DataFrame(columns=COMPOSED_COLUMNS)
-    table = pd.read_csv(path, dtype=str, keep_default_na=False)
-    missing = [c for c in COMPOSED_COLUMNS if c not in table.columns]
-    if missing:
-        raise ValueError(f"{path}: not a recording of EWEK-QA's composer input, columns "
-                         f"missing: {', '.join(missing)}")
-    return table[COMPOSED_COLUMNS].astype({"number": int, "calls": int, "n_triples": int,
-                                           "n_quotes": int})
+    return read_recording(path, COMPOSED_COLUMNS, ["number", "calls", "n_triples", "n_quotes"], "EWEK-QA's composer input")
 
 
 def record_composed(path: str | Path, rows: Iterable[dict]) -> pd.DataFrame:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from kgp_kedro.plumbing.recordings import replace_rows, write_csv_gz
+from kgp_kedro.plumbing.recordings import read_recording, replace_rows, write_csv_gz
 
 FILENAME = "read_facts.csv.gz"
 KEY = ["method", "source", "question_id"]
@@ -58,15 +58,7 @@ def read_facts_rows(method: str, source: str, question_id: str, read: ReadFacts
 
 def read_recorded_facts(path: str | Path) -> pd.DataFrame:
     """A recording (empty with :data:`READ_FACTS_COLUMNS` when the file does not exist)."""
-    path = Path(path)
-    if not path.exists():
-        return pd.DataFrame(columns=READ_FACTS_COLUMNS)
-    table = pd.read_csv(path, dtype=str, keep_default_na=False)
-    missing = [c for c in READ_FACTS_COLUMNS if c not in table.columns]
-    if missing:
-        raise ValueError(f"{path}: not a recording of HOLMES' reader input, columns missing: "
-                         f"{', '.join(missing)}")
-    return table[READ_FACTS_COLUMNS].astype({"call": int, "rank": int, "other_calls": int})
+    return read_recording(path, READ_FACTS_COLUMNS, ["call", "rank", "other_calls"], "HOLMES' reader input")
 
 
 def record_read_facts(path: str | Path, rows: Iterable[dict]) -> pd.DataFrame:

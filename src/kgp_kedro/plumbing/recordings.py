@@ -29,3 +29,19 @@ def write_csv_gz(path: str | Path, table: pd.DataFrame) -> None:
     with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0, filename="") as handle:
         handle.write(text)
     write_atomic(path, buffer.getvalue())
+
+
+def read_recording(path: str | Path, columns: Sequence[str], integers: Sequence[str],
+                   what: str) -> pd.DataFrame:
+    """The recording at ``path`` in ``columns`` (every cell text, ``integers`` as ints; empty
+    when the file does not exist); a file that lacks a column is an error naming it and
+    ``what`` it should record."""
+    path = Path(path)
+    if not path.exists():
+        return pd.DataFrame(columns=list(columns))
+    table = pd.read_csv(path, dtype=str, keep_default_na=False)
+    missing = [c for c in columns if c not in table.columns]
+    if missing:
+        raise ValueError(f"{path}: not a recording of {what}, columns missing: "
+                         f"{', '.join(missing)}")
+    return table[list(columns)].astype(dict.fromkeys(integers, int))

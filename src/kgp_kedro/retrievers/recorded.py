@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from kgp_kedro.plumbing.recordings import replace_rows, write_csv_gz
+from kgp_kedro.plumbing.recordings import read_recording, replace_rows, write_csv_gz
 from kgp_kedro.retrievers.run import RETRIEVED_COLUMNS
 
 FILENAME = "retrieved.csv.gz"
@@ -37,16 +37,7 @@ def recorded_rows(retrieved: pd.DataFrame, question_ids: Iterable[str]) -> pd.Da
 
 def read_recorded(path: str | Path) -> pd.DataFrame:
     """A recording (empty with :data:`RECORDED_COLUMNS` when the file does not exist)."""
-    path = Path(path)
-    if not path.exists():
-        return pd.DataFrame(columns=RECORDED_COLUMNS)
-    table = pd.read_csv(path, dtype={"question_id": str, "passage_id": str, "path": str},
-                        keep_default_na=False)
-    missing = [c for c in RECORDED_COLUMNS if c not in table.columns]
-    if missing:
-        raise ValueError(f"{path}: not a recording of retrieved passages, columns missing: "
-                         f"{', '.join(missing)}")
-    return table[RECORDED_COLUMNS].astype({"rank": int, "calls": int})
+    return read_recording(path, RECORDED_COLUMNS, ["rank", "calls"], "retrieved passages")
 
 
 def record(path: str | Path, tables: Iterable[pd.DataFrame]) -> pd.DataFrame:
