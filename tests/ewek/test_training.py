@@ -26,7 +26,7 @@ from kgp_kedro.training.cross_encoder import TrainingPairs, question_auc, train_
 from kgp_kedro.training.examples import is_heldout
 
 TINY = TrainingParams(max_pairs=8, negatives_per_positive=1, batch_size=8, max_length=64,
-                      device="cpu")
+                      device="cpu", cache_dir=None)
 
 
 @pytest.fixture(scope="module")
@@ -293,11 +293,29 @@ def test_a_fired_guard_keeps_the_filter_order_and_says_so(hotpot_passages, hotpo
         llm = {"backend": "openai", "cache": None,
                "openai": {"model": "fake", "base_url": server.base_url, "api_key_env": "PATH",
                           "max_retries": 0}}
-        quotes, _, _ = answer_with_ewek(questions.head(1), documents, passages, ewek,
-                                        {"device": "cpu", "cache_dir": None}, llm, model,
-                                        report)
+        quotes, *_ = answer_with_ewek(questions.head(1), documents, passages, ewek,
+                                      {"device": "cpu", "cache_dir": None}, llm, model,
+                                      report)
     assert len(quotes) > 1 and (quotes["rerank_rank"] == quotes["filter_rank"]).all()
     assert quotes["rerank_score"].isna().all()
+
+
+def test_an_unchanged_rerun_loads_the_trained_cross_encoder(pairs, tmp_path, caplog):
+    """The same pairs and parameters a second time: the model comes from ``cache_dir`` (no
+    training: 0 s, and an INFO line says so) and scores every pair as the trained one does;
+    other parameters train a model of their own."""
+    from kgp_kedro.ewek.training import trained_cross_encoder
+
+    tp = TINY.model_copy(update={"cache_dir": str(tmp_path)})
+    first, seconds = trained_cross_encoder(pairs[2], tp)
+    with caplog.at_level("INFO", logger="kgp_kedro.training.artifacts"):
+        again, seconds_again = trained_cross_encoder(pairs[2], tp)
+    assert seconds > 0 and seconds_again == 0.0
+    assert any("not training" in r.getMessage() for r in caplog.records)
+    texts = list(zip(pairs[2].questions, pairs[2].quotes))
+    assert np.allclose(first.predict(texts), again.predict(texts), atol=1e-6)
+    trained_cross_encoder(pairs[2], tp.model_copy(update={"seed": 1}))
+    assert len(list(tmp_path.glob("ewek-cross-encoder-*"))) == 2
 
 
 def test_the_guard_decides_on_held_out_questions_auc_and_recall(hotpot_passages, hotpot, caplog):

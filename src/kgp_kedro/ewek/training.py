@@ -10,7 +10,9 @@ in turn (so every dataset is trained on), and a share of them is held out for th
 (:mod:`kgp_kedro.ewek.guard`: the model's AUC on their pairs, and recall@k of their quotes in
 the filter's order against the model's). Negatives
 come from the same question's collection: the non-supporting quotes BM25 ranks highest (the
-fast filter's own mistakes, which the reranker has to fix) and, for the rest, random ones."""
+fast filter's own mistakes, which the reranker has to fix) and, for the rest, random ones.
+The trained model is kept by a digest of its pairs and parameters (``training.cache_dir``), so
+an unchanged re-run loads it."""
 from __future__ import annotations
 
 import logging
@@ -102,3 +104,28 @@ def training_pairs(questions: pd.DataFrame, documents: pd.DataFrame, passages: p
                 int(sum(train.labels)), train.n_questions, len(heldout),
                 int(sum(heldout.labels)), heldout.n_questions)
     return train, heldout
+
+
+def trained_cross_encoder(pairs: TrainingPairs, tp: TrainingParams) -> tuple[object, float]:
+    """``(cross-encoder, training seconds)``: trained on ``pairs``, or loaded from
+    ``tp.cache_dir`` when the same pairs, parameters and base model trained it before (0 s)."""
+    from kgp_kedro.models.cross_encoders import load_cross_encoder
+    from kgp_kedro.models.encoders import resolve_model_path
+    from kgp_kedro.training.artifacts import cached_model, training_digest
+    from kgp_kedro.training.cross_encoder import train_cross_encoder
+
+    if tp.cache_dir is None:
+        return train_cross_encoder(pairs, tp)
+    seconds = [0.0]
+
+    def train():
+        model, seconds[0] = train_cross_encoder(pairs, tp)
+        return model
+
+    digest = training_digest(zip(pairs.question_ids, pairs.questions, pairs.quotes,
+                                 pairs.labels), tp.model_dump(mode="json"),
+                             resolve_model_path(tp.base_model))
+    model, _ = cached_model(tp.cache_dir, "ewek-cross-encoder", digest, train,
+                            lambda path: load_cross_encoder(path, tp.device, tp.max_length),
+                            complete="config.json")
+    return model, seconds[0]

@@ -10,7 +10,7 @@ import json
 import logging
 import shutil
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import asdict
+from dataclasses import asdict, is_dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,12 +24,14 @@ COMPLETE = "modules.json"   # written by SentenceTransformer.save, last of the c
 def training_digest(examples: Iterable[Any], params: Mapping[str, Any], base_model_path: str
                     ) -> str:
     """sha256 (hex, 20 characters) over the parameters, the base model's files and every
-    example (dataclass fields as sorted-key JSON, streamed: no copy of the examples)."""
+    example (a dataclass's fields, or a tuple's items, as sorted-key JSON, streamed: no copy
+    of the examples)."""
     digest = hashlib.sha256()
     digest.update(json.dumps(dict(params), sort_keys=True, default=str).encode())
     digest.update(path_fingerprint(base_model_path).encode())
     for example in examples:
-        digest.update(json.dumps(asdict(example), sort_keys=True).encode())
+        digest.update(json.dumps(asdict(example) if is_dataclass(example) else example,
+                                 sort_keys=True).encode())
         digest.update(b"\n")
     return digest.hexdigest()[:20]
 

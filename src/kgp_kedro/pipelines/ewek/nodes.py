@@ -31,8 +31,8 @@ def train_reranker(questions: pd.DataFrame, documents: pd.DataFrame, passages: p
     quotes keep the filter's order; an INFO line says which)."""
     from kgp_kedro.ewek.guard import guard_fires, mean_recall, recall_before_after
     from kgp_kedro.ewek.run import open_embedder
-    from kgp_kedro.ewek.training import training_pairs
-    from kgp_kedro.training.cross_encoder import pairs_auc, train_cross_encoder
+    from kgp_kedro.ewek.training import trained_cross_encoder, training_pairs
+    from kgp_kedro.training.cross_encoder import pairs_auc
     from kgp_kedro.training.sources import source_collections
     from kgp_kedro.models.devices import resolve_device
 
@@ -44,7 +44,7 @@ def train_reranker(questions: pd.DataFrame, documents: pd.DataFrame, passages: p
             tp.sources, validate(PassagesParams, passages_params, "passages"))
     pairs, heldout = training_pairs(questions, documents, passages,
                                     qa_questions["question_id"].tolist(), params.splitter, tp, rr)
-    model, seconds = train_cross_encoder(pairs, tp)
+    model, seconds = trained_cross_encoder(pairs, tp)
     auc = pairs_auc(model, heldout, rr.batch_size)
     held = questions[questions["question_id"].isin(set(heldout.question_ids))]
     with open_embedder(encoder_params) as embed:
