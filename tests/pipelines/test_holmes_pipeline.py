@@ -8,19 +8,21 @@ import os
 import pytest
 
 from kgp_kedro.evaluation.qa_scores import score_answers
+from kgp_kedro.holmes.recorded import record_read_facts
 from kgp_kedro.pipelines.in_memory import run_chain
 from tests.llm.fake_openai_server import FakeOpenAIServer
 from tests.pipelines.test_wiring import base_parameters, small_sources
 
 
-@pytest.fixture(scope="module")
-def holmes_run(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("holmes")
+def _run_holmes(tmp, replay: str | None = None):
+    """The holmes chain on 3 questions a source (1 read), its reader a fake server that
+    answers; with ``replay``, ``holmes.replay`` set to that recording."""
     raw = base_parameters()
     raw["ingest"] = {"sources": small_sources(3), "negatives_per_question": 2, "seed": 42,
                      "qa_questions_per_source": 1, "collection_size": None}
     raw["holmes"]["cache_dir"] = str(tmp / "facts")
     raw["holmes"]["linker"] = {"cache_dir": str(tmp / "entities")}
+    raw["holmes"]["replay"] = replay
     with FakeOpenAIServer(reply=lambda prompt: "Relevant facts: -\nReasoning: -\n"
                           "Final Response: Guitarists\nFurther query: none"
                           if prompt.startswith("Question:") else "guitarists") as server:
@@ -30,6 +32,11 @@ def holmes_run(tmp_path_factory):
         out = run_chain("holmes", raw)
         requests = list(server.requests)
     return out, requests
+
+
+@pytest.fixture(scope="module")
+def holmes_run(tmp_path_factory):
+    return _run_holmes(tmp_path_factory.mktemp("holmes"))
 
 
 def test_holmes_chain_writes_every_table(holmes_run):
@@ -59,3 +66,23 @@ def test_score_stage_scores_holmes(holmes_run):
                            "holmes")
     assert scores[["em", "f1"]].iloc[0].tolist() == [1.0, 1.0]   # gold: 'Guitarists'
     assert 0 <= scores["context_sp_recall"].iloc[0] <= 1
+
+
+def test_a_replay_reads_what_the_reader_read_and_builds_no_kg(holmes_run, tmp_path):
+    """``holmes.replay``: the chain again over the first run's recording builds no entity
+    graph, hyper triple, schema or pruned fact, and sends the same reader prompts for the
+    same answers."""
+    out, requests = holmes_run
+    readers = ("holmes", "holmes_no_qualifiers")
+    recording = tmp_path / "read_facts.csv.gz"
+    record_read_facts(recording, [r for m in readers
+                                  for r in out[f"holmes_read_{m}"].to_dict("records")])
+    again, sent = _run_holmes(tmp_path, str(recording))
+    assert not {"holmes_entity_documents", "holmes_hyper_triples", "holmes_schema",
+                "holmes_pruned_facts"} & set(again)
+    prompts = lambda reqs: sorted(r["messages"][-1]["content"] for r in reqs)   # noqa: E731
+    assert prompts(sent) == prompts(requests)
+    for method in (*readers, "holmes_base", "holmes_base_docs"):
+        columns = ["question_id", "answer", "context_ids", "n_contexts", "llm_calls"]
+        assert again[f"answers_{method}"][columns].astype(str).equals(
+            out[f"answers_{method}"][columns].astype(str)), method
