@@ -148,9 +148,9 @@ PAPER_30 := read.max_passages=null,report.results.benchmark=qa_benchmark_30
 # a context a document, 3 short-answer demonstrations, the sentence frame dropped
 REPLAY_SMALL_READER_QUESTIONS ?= 50
 SMALL_READER := llm.local.model=qwen2.5-coder-1.5b-instruct-q4_k_m,read.context_form=documents,read.demonstrations=3,read.answer_form=short,report.results.benchmark=qa_benchmark_small_reader
-# KGP's LLM traversal agent (Table 2's ChatGPT row, the reader's model as the agent) and the
-# trained generator agent (KGP-T5's stand-in), read by the small-model reader: their own piece
-AGENTS := retrieve.methods.kgp_chat.method=kgp,retrieve.methods.kgp_chat.agent.kind=chat,retrieve.methods.kgp_t5.method=kgp,retrieve.methods.kgp_t5.agent.kind=generator,retrieve.methods.kgp_t5.agent.model=trained:t5
+# KGP's LLM traversal agent (Table 2's ChatGPT row: the reader's model writes the next
+# evidence), read by the small-model reader: a piece of its own
+AGENTS := retrieve.methods.kgp_chat.method=kgp,retrieve.methods.kgp_chat.agent.kind=chat
 REPLAY_AGENT_QUESTIONS ?= 20
 REPLAYED = llm.store_only=true,retrieve.replay=results/$(1)/retrieved.csv.gz,ewek.replay=results/$(1)/composed.csv.gz,holmes.replay=results/$(1)/read_facts.csv.gz
 replay: $(LLM_STAMP) $(READER_STAMP)
