@@ -152,12 +152,17 @@ SMALL_READER := llm.local.model=qwen2.5-coder-1.5b-instruct-q4_k_m,read.context_
 # evidence), read by the small-model reader: a piece of its own
 AGENTS := retrieve.methods.kgp_chat.method=kgp,retrieve.methods.kgp_chat.agent.kind=chat
 REPLAY_AGENT_QUESTIONS ?= 20
+# HOLMES (and its base with the documents) and EWEK-QA (and web-only) read by the small-model
+# reader: a piece of their own (ToG, 11-14 LLM calls a question, is left to the 0.5B piece)
+SMALL_SIBLINGS := holmes.methods.holmes.kind=holmes,holmes.methods.holmes_base_docs.kind=base_docs,ewek.methods.ewek.kg=toge,ewek.methods.ewek.web=true,ewek.methods.ewek_web.kg=none,ewek.methods.ewek_web.web=true
+REPLAY_SMALL_SIBLING_QUESTIONS ?= 5
 REPLAYED = llm.store_only=true,retrieve.replay=results/$(1)/retrieved.csv.gz,ewek.replay=results/$(1)/composed.csv.gz,holmes.replay=results/$(1)/read_facts.csv.gz
 replay: $(LLM_STAMP) $(READER_STAMP)
 	$(BIN)/kedro run --env qa_benchmark --params "ingest.qa_questions_per_source=$(REPLAY_QUESTIONS),$(call REPLAYED,qa_benchmark)"
 	$(BIN)/kedro run --env qa_benchmark --params "ingest.qa_questions_per_source=$(REPLAY_30_QUESTIONS),$(call REPLAYED,qa_benchmark_30),$(PAPER_30)"
 	$(BIN)/kedro run --env qa_benchmark --params "ingest.qa_questions_per_source=$(REPLAY_SMALL_READER_QUESTIONS),$(call REPLAYED,qa_benchmark_small_reader),$(SMALL_READER)"
 	$(BIN)/kedro run --env qa_benchmark --params "ingest.qa_questions_per_source=$(REPLAY_AGENT_QUESTIONS),$(call REPLAYED,qa_benchmark_small_reader),$(SMALL_READER),$(AGENTS)"
+	$(BIN)/kedro run --env qa_benchmark --params "ingest.qa_questions_per_source=$(REPLAY_SMALL_SIBLING_QUESTIONS),$(call REPLAYED,qa_benchmark_small_reader),$(SMALL_READER),$(SMALL_SIBLINGS)"
 	$(BIN)/kedro run --env qa_benchmark --params "ingest.qa_questions_per_source=$(REPLAY_SIBLING_QUESTIONS),$(call REPLAYED,qa_benchmark),$(SIBLINGS)"
 	$(BIN)/python -m kgp_kedro.reporting.results --check
 
