@@ -19,7 +19,8 @@ from pathlib import Path
 import pandas as pd
 
 from kgp_kedro.ewek.composer import Reference
-from kgp_kedro.plumbing.recordings import read_recording, replace_rows, write_csv_gz
+from kgp_kedro.plumbing.recordings import (read_recording, replace_rows, rows_by_question,
+                                            write_csv_gz)
 
 FILENAME = "composed.csv.gz"
 KEY = ["method", "source", "question_id"]
@@ -76,13 +77,8 @@ def replayed_composed(recording: pd.DataFrame, methods: Sequence[str],
     out: dict[str, dict[str, Composed]] = {}
     wanted = questions["question_id"].astype(str).tolist()
     for method in methods:
-        mine = recording[recording["method"] == method]
-        by_question = dict(tuple(mine.groupby("question_id", sort=False)))
-        absent = [q for q in wanted if q not in by_question]
-        if absent:
-            raise ValueError(f"ewek.replay: {path} lacks method {method!r}'s composer input "
-                             f"for {len(absent)} of {len(wanted)} questions (first: "
-                             f"{absent[0]}); replay the questions it was recorded for")
+        by_question = rows_by_question(recording, method, wanted, path, "ewek.replay",
+                                       "composer input")
         out[method] = {}
         for qid in wanted:
             rows = by_question[qid].sort_values("number")

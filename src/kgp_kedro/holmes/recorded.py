@@ -20,7 +20,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from kgp_kedro.plumbing.recordings import read_recording, replace_rows, write_csv_gz
+from kgp_kedro.plumbing.recordings import (read_recording, replace_rows, rows_by_question,
+                                            write_csv_gz)
 
 FILENAME = "read_facts.csv.gz"
 KEY = ["method", "source", "question_id"]
@@ -75,14 +76,9 @@ def replayed_read_facts(recording: pd.DataFrame, method: str, questions: pd.Data
                         path: str | Path) -> dict[str, ReadFacts]:
     """``{question_id: ReadFacts}`` of ``method`` for ``questions``, read from a recording. A
     method or question it lacks is an error naming the file, raised before any call."""
-    mine = recording[recording["method"] == method]
-    by_question = dict(tuple(mine.groupby("question_id", sort=False)))
     wanted = questions["question_id"].astype(str).tolist()
-    absent = [q for q in wanted if q not in by_question]
-    if absent:
-        raise ValueError(f"holmes.replay: {path} lacks method {method!r}'s reader input for "
-                         f"{len(absent)} of {len(wanted)} questions (first: {absent[0]}); "
-                         f"replay the questions it was recorded for")
+    by_question = rows_by_question(recording, method, wanted, path, "holmes.replay",
+                                   "reader input")
     out = {}
     for qid in wanted:
         rows = by_question[qid].sort_values(["call", "rank"])

@@ -45,3 +45,17 @@ def read_recording(path: str | Path, columns: Sequence[str], integers: Sequence[
         raise ValueError(f"{path}: not a recording of {what}, columns missing: "
                          f"{', '.join(missing)}")
     return table[list(columns)].astype(dict.fromkeys(integers, int))
+
+
+def rows_by_question(recording: pd.DataFrame, method: str, question_ids: Sequence[str],
+                     path: str | Path, setting: str, what: str) -> dict[str, pd.DataFrame]:
+    """``method``'s rows of a recording, per question id; a question of ``question_ids`` it
+    lacks is an error naming ``setting``, the file and ``what`` was recorded."""
+    mine = recording[recording["method"] == method]
+    by_question = dict(tuple(mine.groupby("question_id", sort=False)))
+    absent = [q for q in question_ids if q not in by_question]
+    if absent:
+        raise ValueError(f"{setting}: {path} lacks method {method!r}'s {what} for "
+                         f"{len(absent)} of {len(question_ids)} questions (first: {absent[0]}); "
+                         f"replay the questions it was recorded for")
+    return by_question

@@ -16,7 +16,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from kgp_kedro.plumbing.recordings import read_recording, replace_rows, write_csv_gz
+from kgp_kedro.plumbing.recordings import (read_recording, replace_rows, rows_by_question,
+                                            write_csv_gz)
 from kgp_kedro.retrievers.run import RETRIEVED_COLUMNS
 
 FILENAME = "retrieved.csv.gz"
@@ -60,12 +61,9 @@ def replayed(questions: pd.DataFrame, recording: pd.DataFrame, method: str,
     if mine.empty:
         raise ValueError(f"retrieve.replay: {path} holds no retrieval of method {method!r} "
                          f"(it holds {', '.join(sorted(set(recording['method']))) or 'none'})")
-    by_question = dict(tuple(mine.groupby("question_id", sort=False)))
-    absent = [q for q in questions["question_id"].astype(str) if q not in by_question]
-    if absent:
-        raise ValueError(f"retrieve.replay: {path} lacks method {method!r}'s retrieval for "
-                         f"{len(absent)} of {len(questions)} questions (first: {absent[0]}); "
-                         f"replay the questions it was recorded for")
+    by_question = rows_by_question(recording, method,
+                                   questions["question_id"].astype(str).tolist(), path,
+                                   "retrieve.replay", "retrieval")
     parts = []
     for q in questions.itertuples(index=False):
         rows = by_question[str(q.question_id)].sort_values("rank")
