@@ -130,6 +130,20 @@ def test_each_stage_is_one_namespace_and_datasets_keep_their_catalog_names():
     assert not [d for d in outputs if "." in d]  # no dataset renamed by a namespace
 
 
+def test_a_method_that_calls_the_llm_or_is_asked_to_retrieves_for_the_qa_questions_only():
+    params = base_parameters()
+    params["retrieve"]["methods"].update({
+        "kgp_chat": {"method": "kgp", "agent": {"kind": "chat"}},
+        "kgp_t5": {"method": "kgp", "agent": {"kind": "generator", "model": "trained:t5"}},
+        "kgp_t5_qa": {"method": "kgp", "agent": {"kind": "generator", "model": "trained:t5",
+                                                 "questions": "qa"}}})
+    stage = build_pipelines(params)["retrieve"].only_nodes_with_namespaces(["retrieve"])
+    read = {n.name.split(".")[1]: n.inputs[0] for n in stage.nodes
+            if n.name.endswith(".retrieve")}
+    assert {m: read[m] for m in ("kgp_tfidf", "kgp_chat", "kgp_t5", "kgp_t5_qa")} == {"kgp_tfidf": "questions", "kgp_chat": "qa_questions",
+                    "kgp_t5": "questions", "kgp_t5_qa": "qa_questions"}
+
+
 def test_the_ingest_stage_reads_the_raw_datasets_of_the_sources():
     """Each ``ingest.sources`` entry is the raw dataset ``raw_<source>``, an input of ingest
     (kedro-viz draws raw -> questions / own_documents / skipped_files); run in memory, the

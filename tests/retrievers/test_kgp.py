@@ -117,6 +117,15 @@ def test_requirements_follow_the_agent():
         Requirements(graph=True, embeddings=True)
     assert Kgp.requirements(Kgp.Params(agent={"kind": "chat"})) == \
         Requirements(graph=True, llm=True)
+    # the generator calls no LLM; asked, it runs on the QA questions only, as the LLM does
+    generator = {"kind": "generator", "model": "trained:t5"}
+    assert Kgp.requirements(Kgp.Params(agent=generator)) == \
+        Requirements(graph=True, trained=("t5",))
+    assert not Kgp.requirements(Kgp.Params(agent=generator)).on_qa_questions
+    asked = Kgp.requirements(Kgp.Params(agent={**generator, "questions": "qa"}))
+    assert asked == Requirements(graph=True, trained=("t5",), qa_questions_only=True)
+    assert asked.on_qa_questions and not asked.llm
+    assert Kgp.requirements(Kgp.Params(agent={"kind": "chat"})).on_qa_questions
 
 
 @pytest.fixture(scope="module")

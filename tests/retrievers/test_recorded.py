@@ -110,3 +110,31 @@ def test_a_backfill_records_the_retrievals_of_the_committed_answers(tmp_path, ho
     assert table.equals(recorded_rows(bm25, questions["question_id"].head(3))
                         .sort_values(["method", "source", "question_id", "rank"])
                         .reset_index(drop=True))
+
+
+def test_a_piece_recorded_ahead_holds_every_question_it_will_read(tmp_path, hotpot_passages,
+                                                                  bm25):
+    from kedro.io.core import Version
+
+    from kgp_kedro.datasets.table import TableDataset
+    from kgp_kedro.reporting.recordings import ahead
+
+    questions, _ = hotpot_passages
+    output = tmp_path / "07_model_output"
+    TableDataset(filepath=str(output / "retrieved_bm25.parquet"),
+                 version=Version(None, None)).save(bm25)
+    asked = tmp_path / "qa_questions.parquet"
+    TableDataset(filepath=str(asked), version=Version(None, None)).save(questions.head(4))
+    path = tmp_path / "bench" / "retrieved.csv.gz"
+    table = ahead(path, output, asked, ["bm25"])
+    assert table.equals(recorded_rows(bm25, questions["question_id"].head(4))
+                        .sort_values(["method", "source", "question_id", "rank"])
+                        .reset_index(drop=True))
+    before = path.read_bytes()
+    with pytest.raises(ValueError, match="no retrieved_<method>.parquet .* for dpr"):
+        ahead(path, output, asked, ["bm25", "dpr"])
+    TableDataset(filepath=str(asked), version=Version(None, None)).save(
+        questions.head(4).assign(question_id=["absent", *questions["question_id"][1:4]]))
+    with pytest.raises(ValueError, match="retrieved_bm25.parquet lacks 1 of 4 .*first: absent"):
+        ahead(path, output, asked, ["bm25"])
+    assert path.read_bytes() == before          # nothing written by a refused recording

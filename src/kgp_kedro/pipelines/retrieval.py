@@ -55,9 +55,11 @@ def method_pipeline(method, params, output: str, questions: str = "questions",
     block and the budget, plus whatever its requirements add (``graph`` names the KG whose
     ``kg_nodes_<graph>`` / ``kg_edges_<graph>`` it traverses at ``setting``; ``extra`` adds
     parameter inputs, e.g. the pooled setting's faiss options). Methods that call the LLM
-    read ``llm_questions`` instead of ``questions``."""
+    and those asked to run on the QA questions only read ``llm_questions`` instead of
+    ``questions``."""
     needs = method.requirements
-    inputs = {"questions": llm_questions if needs.llm else questions, "passages": passages,
+    inputs = {"questions": llm_questions if needs.on_qa_questions else questions,
+              "passages": passages,
               "method": f"params:retrieve.methods.{method.name}",
               "budget": "params:retrieve.budget", **(extra or {})}
     if needs.graph:

@@ -1,12 +1,14 @@
 """The retrieval recordings' command (``python -m kgp_kedro.reporting.recordings``): how many
-of a benchmark's recorded retrievals a rerun here changes (a count, not a failure), or, with
+of a benchmark's recorded retrievals a rerun here changes (a count, not a failure); with
 ``--backfill``, the recording of a piece committed before recordings existed, from a retrieve
-run's tables. The recordings themselves: :mod:`kgp_kedro.retrievers.recorded`."""
+run's tables; with ``--ahead``, the recording of a piece's retrievals before it is read, so a
+piece read over several sessions (or CPUs) reads the same passages in each part. The
+recordings themselves: :mod:`kgp_kedro.retrievers.recorded`."""
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -39,6 +41,35 @@ def backfill(recording: Path, output: Path) -> pd.DataFrame:
     return record(recording, [recorded_rows(t, scored[m]) for m, t in tables.items()])
 
 
+def ahead(recording: Path, output: Path, questions: Path, methods: Sequence[str]
+          ) -> pd.DataFrame:
+    """Record, before a piece is read, the retrieved passages of each of ``methods`` for every
+    question of a ``qa_questions`` table (``questions``, versioned as the catalog writes it:
+    the questions the reader will answer)
+    from a retrieve run's tables under ``output``. The piece is then read in parts, each
+    ``retrieve.replay``-ing this recording, so a part read in a later session builds its prompts
+    from the same passages whatever that machine would retrieve. A method without a table, or
+    a table without one of the questions, is an error naming it; nothing is written then."""
+    from kedro.io.core import Version
+
+    from kgp_kedro.datasets.table import TableDataset
+
+    asked = TableDataset(filepath=str(questions), version=Version(None, None)).load()
+    asked = asked["question_id"].astype(str)
+    tables = _retrieved(output, methods)
+    lacking = sorted(set(methods) - set(tables))
+    if lacking:
+        raise ValueError(f"--ahead: no retrieved_<method>.parquet under {output} for "
+                         f"{', '.join(lacking)}")
+    for method, table in tables.items():
+        absent = sorted(set(asked) - set(table["question_id"].astype(str)))
+        if absent:
+            raise ValueError(f"--ahead: {output / f'retrieved_{method}.parquet'} lacks "
+                             f"{len(absent)} of {len(asked)} questions of {questions} "
+                             f"(first: {absent[0]})")
+    return record(recording, [recorded_rows(t, asked) for t in tables.values()])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="How many recorded retrievals a rerun here "
                                                  "changes (a count, not a failure).")
@@ -51,7 +82,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--backfill", action="store_true",
                         help="instead: write RECORDING from the tables under --output for every "
                              "question and method of the benchmark's answers.csv")
+    parser.add_argument("--ahead", type=Path, metavar="QA_QUESTIONS",
+                        help="instead: add to RECORDING, before the piece is read, the "
+                             "retrievals of --methods for every question of this qa_questions "
+                             "table, from the tables under --output")
+    parser.add_argument("--methods", nargs="+", default=[],
+                        help="the retrieval methods --ahead records")
     args = parser.parse_args(argv)
+    if args.ahead is not None:
+        if not args.methods:
+            parser.error("--ahead needs --methods")
+        table = ahead(args.recording, args.output, args.ahead, args.methods)
+        sys.stdout.write(f"{args.recording}: {len(table)} rows, "
+                         f"{len(table.drop_duplicates(KEY))} questions and methods\n")
+        return 0
     if args.backfill:
         table = backfill(args.recording, args.output)
         sys.stdout.write(f"{args.recording}: {len(table)} rows, "

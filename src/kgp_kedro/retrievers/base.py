@@ -38,11 +38,21 @@ class Requirements:
     embeddings: bool = False   # passage embeddings and their encoder (``retrieve.embeddings``)
     llm: bool = False          # the LLM of parameters_llm.yml (runs on the QA questions only)
     trained: tuple[str, ...] = ()   # train.encoders / generators named as model: trained:<name>
+    # runs on the QA questions only (those the reader answers), not every ingested one, though
+    # it calls no LLM: a generator agent asked to (its generations cost seconds a question)
+    qa_questions_only: bool = False
 
     def __or__(self, other: "Requirements") -> "Requirements":
         return Requirements(self.graph or other.graph, self.embeddings or other.embeddings,
                             self.llm or other.llm,
-                            tuple(dict.fromkeys(self.trained + other.trained)))
+                            tuple(dict.fromkeys(self.trained + other.trained)),
+                            self.qa_questions_only or other.qa_questions_only)
+
+    @property
+    def on_qa_questions(self) -> bool:
+        """Whether the method retrieves for the QA questions only: it calls the LLM, or is
+        asked to."""
+        return self.llm or self.qa_questions_only
 
 
 TRAINED = "trained:"   # a model option naming the train stage's model: trained:<name>

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Literal
 
 from kgp_kedro.retrievers.agents.base import AGENTS, GenerativeAgent
 from kgp_kedro.config.base import Params, PosInt
@@ -21,7 +22,11 @@ class GeneratorAgent(ModelOption, GenerativeAgent):
     similarity). ``model`` is the packaged SmolLM2-135M-Instruct by default (not fine-tuned),
     ``trained:<name>`` the train stage's fine-tuned one (``train.generators``), or any local
     checkpoint or hub name. :meth:`generate_many` generates a hop's steps of every question
-    ``batch_size`` at a time, one model call each."""
+    ``batch_size`` at a time, one model call each. ``questions: qa`` retrieves for the QA
+    questions only (those the reader answers), as the LLM methods do: a question's generations
+    take seconds on a CPU, so a benchmark that reads a few questions of a large sample need not
+    traverse for all of them; ``all`` (the default) retrieves for every question, as the
+    retrieval tables (Table 2) need."""
 
     class Params(Params):
         model: str = PACKAGED_GENERATOR   # trained:<name>, a local checkpoint, a hub name
@@ -30,6 +35,12 @@ class GeneratorAgent(ModelOption, GenerativeAgent):
         max_input_tokens: PosInt = 256    # prompt tokens kept (question and path)
         max_new_tokens: PosInt = 32       # generated tokens (the next evidence's opening)
         instruction: str = NEXT_EVIDENCE_INSTRUCTION
+        questions: Literal["all", "qa"] = "all"   # qa: the QA questions only
+
+    @classmethod
+    def requirements(cls, params: Params) -> Requirements:
+        return super().requirements(params) | Requirements(
+            qa_questions_only=params.questions == "qa")
 
     def __init__(self, params: Params, resources: Resources) -> None:
         super().__init__(params, resources)
