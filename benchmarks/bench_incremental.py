@@ -16,7 +16,10 @@ Two corpora of real bundled records:
   more questions per source (their documents added). Each question is its own collection;
   with ``--negatives 0`` a collection is its question's own documents and the new questions'
   collections alone are built. With negatives (base: 20) the pool every collection draws
-  from grows, so every collection's negatives change and all are built again.
+  from grows, so every collection's negatives change and all are built again, unless
+  ``--negative-pool N`` (``ingest.negative_pool``) keeps each question's pool to the first N
+  questions' documents and those before it: then the new questions' collections alone are
+  built.
 
 - ``--mode ask``: the same folder asked as an analyst does, ``kedro run --env ask`` with one
   question a run (conf/ask, the embedded reader, caches in ``--work``): a cold run, the
@@ -31,7 +34,8 @@ Each stage runs the project's own nodes (``kgp_kedro.pipelines.in_memory``), wit
 parameters of conf/base (run it from the project root), the KG variants of ``kg.variants``.
 
     nice .venv/bin/python benchmarks/bench_incremental.py [--mode folder|sources|ask]
-        [--documents 1500] [--questions 100] [--negatives 0] [--work data/09_bench/incremental]
+        [--documents 1500] [--questions 100] [--negatives 0] [--negative-pool 50]
+        [--work data/09_bench/incremental]
 
 Each build runs in a process of its own (as a ``kedro run`` does). Prints, per stage, for
 the stages together and for the whole process (imports and model loading included), wall and
@@ -125,6 +129,7 @@ def parameters(args, work: Path) -> dict:
     raw["kg"]["cache_dir"] = str(work / "cache" / "kg")
     if args.negatives is not None:
         raw["ingest"]["negatives_per_question"] = args.negatives
+    raw["ingest"]["negative_pool"] = args.negative_pool
     return complete_parameters(raw)
 
 
@@ -285,6 +290,9 @@ def main() -> None:
     parser.add_argument("--questions", type=int, default=100)
     parser.add_argument("--negatives", type=int, default=None,
                         help="ingest.negatives_per_question (default: conf/base's)")
+    parser.add_argument("--negative-pool", type=int, default=None,
+                        help="ingest.negative_pool (default null: every other question's "
+                             "documents, so added questions redraw every collection)")
     parser.add_argument("--work", type=Path, default=ROOT / "data" / "09_bench" / "incremental")
     parser.add_argument("--params", nargs="*", default=[],
                         help="--mode ask: more kedro --params (key=value)")

@@ -60,6 +60,40 @@ def test_negatives_do_not_depend_on_the_other_questions_kept(hotpot):
     assert (full.groupby("collection_id")["is_negative"].sum() == 3).all()
 
 
+def _negatives(collections: pd.DataFrame) -> dict[str, list[str]]:
+    return {c: g["doc_id"].tolist() for c, g in
+            collections[collections["is_negative"]].groupby("collection_id")}
+
+
+@pytest.mark.parametrize("size", [None, {"hotpotqa": 120}])
+def test_questions_appended_past_the_negative_pool_change_no_collection(hotpot, size):
+    """negative_pool 10 on 30 real questions, then 33: the first 30 collections keep their
+    negatives exactly (the paper's pool, null, redraws most of them), and each question's
+    negatives come from the first max(10, i) questions' documents only."""
+    questions, documents = _subset(hotpot, 30)
+    more_q, more_d = _subset(hotpot, 33)
+    before = build_collections(questions, documents, 5, 42, size, negative_pool=10)
+    after = build_collections(more_q, more_d, 5, 42, size, negative_pool=10)
+    kept = _negatives(before)
+    grown = _negatives(after)
+    assert len(kept) == 30 and len(grown) == 33
+    assert all(grown[c] == kept[c] for c in kept)
+    paper = _negatives(build_collections(questions, documents, 5, 42, size))
+    paper_grown = _negatives(build_collections(more_q, more_d, 5, 42, size))
+    assert sum(paper_grown[c] != paper[c] for c in paper) > 15
+    # by hand: a negative of question i was first seen in one of the first max(10, i)
+    position = {c: i for i, c in enumerate(more_q["collection_id"])}
+    first_seen = {}
+    for cid, title, text in zip(more_d["collection_id"], more_d["title"], more_d["text"]):
+        first_seen.setdefault((title, text), position[cid])
+    negatives = after[after["is_negative"]]
+    for cid, title, text in zip(negatives["collection_id"], negatives["title"],
+                                negatives["text"]):
+        assert first_seen[(title, text)] < max(10, position[cid])
+    with pytest.raises(ValueError, match="negative_pool must be a positive number"):
+        build_collections(questions, documents, 5, 42, size, negative_pool=0)
+
+
 def test_zero_negatives_keeps_the_documents(hotpot):
     questions, documents = _subset(hotpot, 5)
     kept = build_collections(questions, documents, 0, seed=1)

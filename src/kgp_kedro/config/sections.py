@@ -52,6 +52,10 @@ class IngestParams(Params):
     collection_size: dict[Dataset, PosInt | None] | None = Field(default_factory=lambda: {
                               "hotpotqa": 715, "musique": 748, "2wikimultihopqa": 294})
     negatives_per_question: NonNegInt = 20   # seeded negative documents per collection (§8.1)
+    # the pool negatives are drawn from: null, every other question's documents (the paper;
+    # adding questions changes every collection); N, the documents of the source's first N
+    # questions and of those before the question, so appended questions change no collection
+    negative_pool: PosInt | None = None
     seed: Int = 42
     qa_questions_per_source: PosInt | None = 3   # questions the reader answers; null: all
     # every source read to its first N questions at most (`make run`'s first figure: 60); a

@@ -8,6 +8,14 @@ Two rules fill a collection, chosen per dataset by ``ingest.collection_size``:
 - **a number of documents** (a dataset absent from ``collection_size`` or mapped to null, or
   ``collection_size: null`` for all): ``negatives_per_question`` documents are added.
 
+The pool a question draws from is, by default, the documents of every other question of its
+source (the paper's sampling): adding questions to a source then changes every collection's
+negatives. With ``negative_pool: N`` a question draws from the documents of its source's first
+``N`` questions and of the questions before it (file order) only, so questions appended to a
+source (a larger ``limit``, a grown file) leave every existing collection as it was, once the
+source holds ``N`` questions: an incremental run builds the new questions' collections alone,
+and a build from scratch gives the same collections.
+
 Sizes are counted in each dataset's own passage unit (:func:`document_units`): a HotpotQA or
 2Wiki sentence, a MuSiQue paragraph, the passages of the default ``passages`` settings. The
 documents drawn therefore do not depend on the ``passages`` settings: a run that makes every
@@ -83,9 +91,19 @@ def _fill_to_size(candidates: np.ndarray, units: np.ndarray, need: int,
     return order[:cut + keep_last]
 
 
+def _opened_by(question_collections: pd.Series, pool_collections: pd.Series) -> np.ndarray:
+    """For each pool document, the position (in the questions' order) of the first question
+    whose collection it belongs to."""
+    first = {}
+    for i, cid in enumerate(question_collections):
+        first.setdefault(cid, i)
+    return pool_collections.map(first).fillna(len(question_collections)).to_numpy(np.int64)
+
+
 def build_collections(questions: pd.DataFrame, documents: pd.DataFrame,
                       negatives_per_question: int, seed: int,
-                      collection_size: Mapping[str, int | None] | None = None) -> pd.DataFrame:
+                      collection_size: Mapping[str, int | None] | None = None,
+                      negative_pool: int | None = None) -> pd.DataFrame:
     """Complete each question's collection with negative documents (paper §8.1).
 
     Negatives are drawn, seeded per question (the same seed gives the same collection, whatever
@@ -95,12 +113,18 @@ def build_collections(questions: pd.DataFrame, documents: pd.DataFrame,
     in ``collection_size`` is filled to about that many passages (:func:`document_units`);
     the others get ``negatives_per_question`` documents. A pool too small for the target or the
     count gives every document it has, with a warning. Sources whose questions share one
-    collection (user documents) get no negatives. Returns the documents table with the
+    collection (user documents) get no negatives. With ``negative_pool`` (a number of
+    questions) the question at position ``i`` of its source (the questions' order, the file's)
+    draws only from documents first seen in the collections of the source's first
+    ``max(negative_pool, i)`` questions (see the module). Returns the documents table with the
     negatives appended (``is_negative`` true, ``is_supporting`` false, no sentence labels) and
     a ``dataset`` column (each document's dataset, for its passage unit).
     """
     if negatives_per_question < 0:
         raise ValueError(f"negatives_per_question must be >= 0, got {negatives_per_question}")
+    if negative_pool is not None and negative_pool < 1:
+        raise ValueError(f"negative_pool must be a positive number of questions or null, got "
+                         f"{negative_pool}")
     for key, size in (collection_size or {}).items():
         if size is not None and size < 1:
             raise ValueError(f"collection_size.{key} must be a positive number of passages or "
@@ -131,12 +155,16 @@ def build_collections(questions: pd.DataFrame, documents: pd.DataFrame,
         own_rows = pd.Series(np.arange(len(src_docs))).groupby(
             src_docs["collection_id"].to_numpy()).agg(list).to_dict()
         own_units_all = document_units(src_docs)
+        opened = _opened_by(src_questions["collection_id"], pool["collection_id"])
         short, sizes, picks = 0, [], []
-        for qid, cid in zip(src_questions["question_id"], src_questions["collection_id"]):
+        for i, (qid, cid) in enumerate(zip(src_questions["question_id"],
+                                           src_questions["collection_id"])):
             own = np.asarray(own_rows.get(cid, []), dtype=np.int64)
             home = homes[n + own[0]] if len(own) else -1
             allowed = ~((pool_home == home) | np.isin(pool_title, titles[n + own])
                         | np.isin(pool_text, texts[n + own]))
+            if negative_pool is not None:   # the first max(N, i) questions' documents only
+                allowed &= opened < max(negative_pool, i)
             candidates = np.flatnonzero(allowed)
             rng = _question_rng(seed, qid)
             if target is None:

@@ -29,10 +29,11 @@ def add_negative_documents(questions: pd.DataFrame, own_documents: pd.DataFrame,
                            ingest: dict[str, Any]) -> pd.DataFrame:
     """Complete each collection with seeded negative documents (paper §8.1): up to
     ``ingest.collection_size`` passages for a dataset listed there (Table 3's sizes by default),
-    else ``negatives_per_question`` documents. Adds each document's ``dataset``."""
+    else ``negatives_per_question`` documents, drawn from ``ingest.negative_pool``. Adds each
+    document's ``dataset``."""
     params = validate(IngestParams, ingest, "ingest")
     return build_collections(questions, own_documents, params.negatives_per_question, params.seed,
-                             params.collection_size)
+                             params.collection_size, params.negative_pool)
 
 
 def select_qa_questions(questions: pd.DataFrame, ingest: dict[str, Any]) -> pd.DataFrame:
