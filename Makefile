@@ -148,9 +148,10 @@ PAPER_30 := read.max_passages=null,report.results.benchmark=qa_benchmark_30
 # a context a document, 3 short-answer demonstrations, the sentence frame dropped
 REPLAY_SMALL_READER_QUESTIONS ?= 50
 SMALL_READER := llm.local.model=qwen2.5-coder-1.5b-instruct-q4_k_m,read.context_form=documents,read.demonstrations=3,read.answer_form=short,report.results.benchmark=qa_benchmark_small_reader
-# KGP's LLM traversal agent (Table 2's ChatGPT row: the reader's model writes the next
-# evidence), read by the small-model reader: a piece of its own
-AGENTS := retrieve.methods.kgp_chat.method=kgp,retrieve.methods.kgp_chat.agent.kind=chat
+# KGP's traversal agents read by the small-model reader, a piece of their own: the LLM agent
+# (Table 2's ChatGPT row: the reader's model writes the next evidence) and the trained
+# generator (KGP-T5's stand-in, on the read questions only; the generator extra)
+AGENTS := retrieve.methods.kgp_chat.method=kgp,retrieve.methods.kgp_chat.agent.kind=chat,retrieve.methods.kgp_t5.method=kgp,retrieve.methods.kgp_t5.agent.kind=generator,retrieve.methods.kgp_t5.agent.model=trained:t5,retrieve.methods.kgp_t5.agent.questions=qa
 REPLAY_AGENT_QUESTIONS ?= 20
 # HOLMES (and its base with the documents) and EWEK-QA (and web-only) read by the small-model
 # reader: a piece of their own (ToG, 11-14 LLM calls a question, is left to the 0.5B piece)
