@@ -1,9 +1,9 @@
 """Incremental add (issue 23): a full build of the ingest, passages, embed and kg stages, then
-the same stages after adding 1 % of the documents, on warm caches (files parsed, passage
-vectors, sentence splits, entity mentions, per-collection graphs: ``ingest.parse_cache``,
-``passages.cache_dir``, ``embed.encoders.*.cache_dir``, ``kg.variants.*.linker.cache_dir``, ``kg.cache_dir``, all in
-``--work``); then the documents removed again. The target: the added 1 % costs at most 5 % of
-the full build.
+the same stages after adding 1 % of the documents (``--percent``: 10 for 10 %), on warm
+caches (files parsed, passage vectors, sentence splits, entity mentions, per-collection
+graphs: ``ingest.parse_cache``, ``passages.cache_dir``, ``embed.encoders.*.cache_dir``,
+``kg.variants.*.linker.cache_dir``, ``kg.cache_dir``, all in ``--work``); then the documents
+removed again. The target: the added 1 % costs at most 5 % of the full build.
 
 Two corpora of real bundled records:
 
@@ -34,7 +34,7 @@ Each stage runs the project's own nodes (``kgp_kedro.pipelines.in_memory``), wit
 parameters of conf/base (run it from the project root), the KG variants of ``kg.variants``.
 
     nice .venv/bin/python benchmarks/bench_incremental.py [--mode folder|sources|ask]
-        [--documents 1500] [--questions 100] [--negatives 0] [--negative-pool 50]
+        [--documents 1500] [--questions 100] [--percent 1] [--negatives 0] [--negative-pool 50]
         [--work data/09_bench/incremental]
 
 Each build runs in a process of its own (as a ``kedro run`` does). Prints, per stage, for
@@ -90,9 +90,9 @@ def paragraphs() -> list[tuple[str, str]]:
     return list(seen.items())
 
 
-def make_folder(folder: Path, n: int) -> list[Path]:
-    """``n`` paragraphs as Markdown files and 10 questions; returns every 100th file (held
-    back: the 1 % added later), moved out of the folder."""
+def make_folder(folder: Path, n: int, percent: int = 1) -> list[Path]:
+    """``n`` paragraphs as Markdown files and 10 questions; returns every ``100 / percent``-th
+    file (held back: the ``percent`` % added later), moved out of the folder."""
     docs = paragraphs()
     if n > len(docs):
         raise SystemExit(f"--documents {n}: the bundled files hold {len(docs)} paragraphs")
@@ -108,7 +108,7 @@ def make_folder(folder: Path, n: int) -> list[Path]:
     shutil.rmtree(held, ignore_errors=True)
     held.mkdir()
     moved = []
-    for file in sorted(folder.glob("*.md"))[::100]:
+    for file in sorted(folder.glob("*.md"))[::max(1, round(100 / percent))]:
         moved.append(held / file.name)
         file.rename(moved[-1])
     return moved
@@ -136,7 +136,7 @@ def parameters(args, work: Path) -> dict:
 def sources(args, work: Path, added: bool) -> list[dict]:
     if args.mode == "folder":
         return [{"dataset": "documents", "path": str(work / "folder"), "limit": None}]
-    extra = max(1, round(args.questions / 100)) if added else 0
+    extra = max(1, round(args.questions * args.percent / 100)) if added else 0
     return [{"dataset": d, "path": str(p), "limit": args.questions + extra}
             for d, p in DEV.items()]
 
@@ -243,7 +243,7 @@ def ask_mode(args, work: Path) -> None:
 
     shutil.rmtree(work / "cache", ignore_errors=True)   # the first run starts cold
     work.mkdir(parents=True, exist_ok=True)
-    held = make_folder(work / "folder", args.documents)
+    held = make_folder(work / "folder", args.documents, args.percent)
     asked = ask_questions()
     params = [*ask_cache_params(work), *args.params]
     env = ask_env(work)
@@ -266,12 +266,13 @@ def ask_mode(args, work: Path) -> None:
 
     runs = {"cold": run("cold", asked[0]),
             "unchanged": run("unchanged", asked[1])}
-    for file in held:   # the 1 % added
+    share = f"{args.percent} %"
+    for file in held:   # the share added
         file.rename(work / "folder" / file.name)
-    runs["add 1 %"] = run("add 1 %", asked[2])
+    runs[f"add {share}"] = run(f"add {share}", asked[2])
     for file in held:   # and removed again
         (work / "folder" / file.name).rename(file)
-    runs["remove 1 %"] = run("remove 1 %", asked[3])
+    runs[f"remove {share}"] = run(f"remove {share}", asked[3])
     print(f"\nkedro run --env ask, one new question a run, a folder of "
           f"{args.documents - len(held)} files ({len(held)} added, then removed); "
           f"{cpu_model()}, {os.cpu_count()} CPUs")
@@ -288,6 +289,9 @@ def main() -> None:
     parser.add_argument("--mode", choices=["folder", "sources", "ask"], default="folder")
     parser.add_argument("--documents", type=int, default=1500)
     parser.add_argument("--questions", type=int, default=100)
+    parser.add_argument("--percent", type=int, default=1,
+                        help="the share of the files (or questions) added, then removed: 1 or "
+                             "10 (every 100th or 10th file held back)")
     parser.add_argument("--negatives", type=int, default=None,
                         help="ingest.negatives_per_question (default: conf/base's)")
     parser.add_argument("--negative-pool", type=int, default=None,
@@ -313,7 +317,8 @@ def main() -> None:
         return
     shutil.rmtree(work / "cache", ignore_errors=True)   # the full build starts cold
     work.mkdir(parents=True, exist_ok=True)
-    held = make_folder(work / "folder", args.documents) if args.mode == "folder" else []
+    held = (make_folder(work / "folder", args.documents, args.percent)
+            if args.mode == "folder" else [])
 
     def run(label: str, added: bool) -> dict:
         load = os.getloadavg()[0]
@@ -330,17 +335,18 @@ def main() -> None:
               f"{took['_process'][0]:.1f} s", file=sys.stderr, flush=True)
         return took
 
+    share = f"{args.percent} %"
     runs = {"full": run("full build", False)}
-    for file in held:   # the 1 % added
+    for file in held:   # the share added
         file.rename(work / "folder" / file.name)
-    runs["add 1 %"] = run("add 1 %", True)
+    runs[f"add {share}"] = run(f"add {share}", True)
     for file in held:   # and removed again
         (work / "folder" / file.name).rename(file)
-    runs["remove 1 %"] = run("remove 1 %", False)
+    runs[f"remove {share}"] = run(f"remove {share}", False)
 
     what = (f"a documents folder of {args.documents - len(held)} files, {len(held)} added"
             if args.mode == "folder" else
-            f"3 bundled dev sources x {args.questions} questions, 1 % more added")
+            f"3 bundled dev sources x {args.questions} questions, {share} more added")
     print(f"\n{what}; {cpu_model()}, {os.cpu_count()} CPUs")
     print(f"{'stage':10}" + "".join(f"{name:>24}" for name in runs) + f"{'added/full':>12}")
     for stage in [*STAGES, "stages", "process"]:

@@ -3,11 +3,12 @@ an exact per-document update could be cheaper than the exact rebuild the project
 
 A folder of ``--documents`` Markdown files (bench_incremental.py's: bundled paragraphs, every
 100th file held back), split into passages by the project's ingest and passages nodes, then the
-TF-IDF KG (conf/base's ``kg.variants.tfidf``: every ``n_kw`` of its sweep) built over the whole
-folder; then the held-back 1 % added and built again. Printed, per setting: the build's CPU seconds (the collection's keyword ranking apart,
-shared by the settings), how many documents of the folder kept their keyword set, how many
-keywords the keyword space gained and lost, and how many of the old passages' edges the
-grown folder's graph changed (added, removed or reweighted).
+TF-IDF KG (conf/base's ``kg.variants.tfidf``: every ``n_kw`` of its sweep) built over the
+whole folder; then the held-back 1 % added and built again. Printed, per setting: the build's
+CPU seconds (the collection's keyword ranking apart, shared by the settings), how many
+documents of the folder kept their keyword set, how many keywords the keyword space gained and
+lost, and how many of the old passages' edges the grown folder's graph changed (added,
+removed or reweighted).
 
 A document's TF-IDF keywords depend on the collection's IDF, so adding one document moves
 every term's IDF (the document count) and can reorder any document's keywords: an exact
