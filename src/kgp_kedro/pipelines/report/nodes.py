@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -115,18 +116,25 @@ def _scored_rows(qa_scores: pd.DataFrame, rows: pd.DataFrame) -> list[dict]:
     return [r for r in rows.to_dict("records") if (r["method"], str(r["question_id"])) in scored]
 
 
+def _record_inputs(qa_scores: pd.DataFrame, report: dict[str, Any], filename: str,
+                   tables: Sequence[pd.DataFrame], record_rows, what: str) -> None:
+    """The rows of ``tables`` whose method and question the run scored, recorded by
+    ``record_rows`` in ``<report.results.root>/<report.results.benchmark>/<filename>``."""
+    params = validate(ReportParams, report, "report")
+    path = Path(params.results.root) / str(params.results.benchmark) / filename
+    rows = [r for table in tables for r in _scored_rows(qa_scores, table)]
+    whole = record_rows(path, rows)
+    logger.info("results: the %s of %d questions and methods recorded in %s (%d rows in all)",
+                what, len({(r["method"], r["question_id"]) for r in rows}), path, len(whole))
+
+
 def record_composed_input(qa_scores: pd.DataFrame, report: dict[str, Any],
                           ewek_composed: pd.DataFrame) -> None:
     """What each EWEK-QA method's composer read, for every question the run scored, into
     ``<report.results.root>/<report.results.benchmark>/composed.csv.gz``, which
     ``ewek.replay`` reads back on any CPU (:mod:`kgp_kedro.ewek.recorded`)."""
-    params = validate(ReportParams, report, "report")
-    path = Path(params.results.root) / str(params.results.benchmark) / COMPOSED_FILENAME
-    rows = _scored_rows(qa_scores, ewek_composed)
-    whole = record_composed(path, rows)
-    logger.info("results: the composer input of %d EWEK-QA questions and methods recorded in "
-                "%s (%d rows in all)", len({(r["method"], r["question_id"]) for r in rows}),
-                path, len(whole))
+    _record_inputs(qa_scores, report, COMPOSED_FILENAME, [ewek_composed], record_composed,
+                   "EWEK-QA composer input")
 
 
 def record_read_facts_input(qa_scores: pd.DataFrame, report: dict[str, Any],
@@ -134,10 +142,5 @@ def record_read_facts_input(qa_scores: pd.DataFrame, report: dict[str, Any],
     """What each HOLMES method's reader read, for every question the run scored, into
     ``<report.results.root>/<report.results.benchmark>/read_facts.csv.gz``, which
     ``holmes.replay`` reads back on any CPU (:mod:`kgp_kedro.holmes.recorded`)."""
-    params = validate(ReportParams, report, "report")
-    path = Path(params.results.root) / str(params.results.benchmark) / READ_FACTS_FILENAME
-    rows = [r for table in holmes_read for r in _scored_rows(qa_scores, table)]
-    whole = record_read_facts(path, rows)
-    logger.info("results: the reader input of %d HOLMES questions and methods recorded in %s "
-                "(%d rows in all)", len({(r["method"], r["question_id"]) for r in rows}),
-                path, len(whole))
+    _record_inputs(qa_scores, report, READ_FACTS_FILENAME, holmes_read, record_read_facts,
+                   "HOLMES reader input")
