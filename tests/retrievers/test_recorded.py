@@ -85,18 +85,27 @@ def test_a_rerun_that_swaps_a_near_tie_is_counted(tmp_path, hotpot_passages, bm2
         {"method": "bm25", "questions": 8, "changed": 2, "changed_top": 1}]
 
 
-def test_a_backfill_records_the_retrievals_of_the_committed_answers(tmp_path, hotpot_passages,
-                                                                    bm25):
+def _saved(path, table: pd.DataFrame) -> None:
+    """``table`` saved as the catalog's versioned table datasets save it."""
     from kedro.io.core import Version
 
     from kgp_kedro.datasets.table import TableDataset
+
+    TableDataset(filepath=str(path), version=Version(None, None)).save(table)
+
+
+def _sorted(rows: pd.DataFrame) -> pd.DataFrame:
+    return rows.sort_values(["method", "source", "question_id", "rank"]).reset_index(drop=True)
+
+
+def test_a_backfill_records_the_retrievals_of_the_committed_answers(tmp_path, hotpot_passages,
+                                                                    bm25):
     from kgp_kedro.evaluation.qa_scores import SCORE_COLUMNS
     from kgp_kedro.reporting.recordings import backfill
 
     questions, _ = hotpot_passages
     output = tmp_path / "07_model_output"
-    TableDataset(filepath=str(output / "retrieved_bm25.parquet"),
-                 version=Version(None, None)).save(bm25)
+    _saved(output / "retrieved_bm25.parquet", bm25)
     answered = pd.DataFrame([{"source": "hotpotqa", "question_id": q, "method": m}
                              for q in questions["question_id"].head(3)
                              for m in ("bm25", "holmes")]).reindex(columns=SCORE_COLUMNS)
@@ -107,34 +116,26 @@ def test_a_backfill_records_the_retrievals_of_the_committed_answers(tmp_path, ho
     assert set(table["method"]) == {"bm25"}
     assert sorted(set(table["question_id"])) == sorted(questions["question_id"].head(3))
     assert table.equals(read_recorded(path))
-    assert table.equals(recorded_rows(bm25, questions["question_id"].head(3))
-                        .sort_values(["method", "source", "question_id", "rank"])
-                        .reset_index(drop=True))
+    assert table.equals(_sorted(recorded_rows(bm25, questions["question_id"].head(3))))
 
 
 def test_a_piece_recorded_ahead_holds_every_question_it_will_read(tmp_path, hotpot_passages,
                                                                   bm25):
-    from kedro.io.core import Version
-
-    from kgp_kedro.datasets.table import TableDataset
     from kgp_kedro.reporting.recordings import ahead
 
     questions, _ = hotpot_passages
     output = tmp_path / "07_model_output"
-    TableDataset(filepath=str(output / "retrieved_bm25.parquet"),
-                 version=Version(None, None)).save(bm25)
+    _saved(output / "retrieved_bm25.parquet", bm25)
     asked = tmp_path / "qa_questions.parquet"
-    TableDataset(filepath=str(asked), version=Version(None, None)).save(questions.head(4))
+    _saved(asked, questions.head(4))
     path = tmp_path / "bench" / "retrieved.csv.gz"
     table = ahead(path, output, asked, ["bm25"])
-    assert table.equals(recorded_rows(bm25, questions["question_id"].head(4))
-                        .sort_values(["method", "source", "question_id", "rank"])
-                        .reset_index(drop=True))
+    assert table.equals(_sorted(recorded_rows(bm25, questions["question_id"].head(4))))
     before = path.read_bytes()
     with pytest.raises(ValueError, match="no retrieved_<method>.parquet .* for dpr"):
         ahead(path, output, asked, ["bm25", "dpr"])
-    TableDataset(filepath=str(asked), version=Version(None, None)).save(
-        questions.head(4).assign(question_id=["absent", *questions["question_id"][1:4]]))
+    _saved(asked, questions.head(4).assign(question_id=["absent",
+                                                        *questions["question_id"][1:4]]))
     with pytest.raises(ValueError, match="retrieved_bm25.parquet lacks 1 of 4 .*first: absent"):
         ahead(path, output, asked, ["bm25"])
     assert path.read_bytes() == before          # nothing written by a refused recording
