@@ -35,6 +35,7 @@ from kgp_kedro.evaluation.qa_metrics import normalize_answer
 from kgp_kedro.graphs.model import Graph
 from kgp_kedro.plumbing.registry import Registry
 from kgp_kedro.prompts.tog import relation_text
+from kgp_kedro.search.ranking import ranked
 
 logger = logging.getLogger(__name__)
 
@@ -156,7 +157,7 @@ class EmbeddingScorer:
     def nearest(self, graph: RelationGraph) -> Callable[[list[str]], list[str]]:
         def rank(entities: list[str]) -> list[str]:
             scores = self.similarity([graph.text[n] for n in entities])
-            return [entities[i] for i in np.argsort(-np.asarray(scores), kind="stable")]
+            return [entities[i] for i in ranked(np.asarray(scores))]
         return rank
 
     def relations(self, question: str, entity: str, relations: list[str]) -> list[float]:

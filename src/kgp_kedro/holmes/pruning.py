@@ -11,6 +11,7 @@ import numpy as np
 from kgp_kedro.facts import HyperTriple
 from kgp_kedro.holmes.question import SchemaTriple
 from kgp_kedro.holmes.types import types_match
+from kgp_kedro.search.ranking import ranked
 
 TYPE_MATCH = ("strict", "prefer", "off")
 
@@ -54,6 +55,8 @@ def relation_scores(triples: Sequence[HyperTriple], schema: Sequence[SchemaTripl
 
 def prune(triples: Sequence[HyperTriple], scores: np.ndarray, p: int
           ) -> list[tuple[int, float]]:
-    """``(index, score)`` of the ``p`` highest finite scores, best first (stable)."""
-    order = np.argsort(-np.asarray(scores), kind="stable")
+    """``(index, score)`` of the ``p`` highest finite scores, best first, compared at
+    :data:`~kgp_kedro.search.ranking.RANK_DIGITS` digits (ties to the earlier triple), so a
+    last-bit difference of the encoder's floats on another CPU does not reorder them."""
+    order = ranked(np.asarray(scores))
     return [(int(i), float(scores[i])) for i in order if np.isfinite(scores[i])][:p]

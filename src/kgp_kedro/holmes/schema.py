@@ -19,6 +19,7 @@ import pandas as pd
 from kgp_kedro.holmes.question import SchemaTriple, parse_question
 from kgp_kedro.plumbing.progress import track
 from kgp_kedro.plumbing.registry import Registry
+from kgp_kedro.search.ranking import rank_key, ranked
 
 SCHEMA_COLUMNS = ["subject_type", "relation", "object_type", "count"]
 
@@ -56,12 +57,12 @@ def select_auxiliary(question: Sequence[SchemaTriple], auxiliary: pd.DataFrame,
     own = {(t.subject_type, t.relation, t.object_type) for t in question}
     best: dict[int, float] = {}
     for row in sims:
-        order = np.argsort(-row, kind="stable")
+        order = ranked(row)
         for j in order[:per_relation]:
             if row[j] >= min_similarity:
                 best[int(j)] = max(best.get(int(j), -1.0), float(row[j]))
     chosen = []
-    for j, sim in sorted(best.items(), key=lambda kv: (-kv[1], kv[0])):
+    for j, sim in sorted(best.items(), key=lambda kv: (-float(rank_key(kv[1])), kv[0])):
         r = auxiliary.iloc[j]
         key = (r["subject_type"], r["relation"], r["object_type"])
         if key not in own:
