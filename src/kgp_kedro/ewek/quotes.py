@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from kgp_kedro.corpus.splitting import split_sentences
+from kgp_kedro.search.ranking import rank_key
 
 
 @dataclass(frozen=True)
@@ -139,7 +140,9 @@ def evidence_span(scores: Sequence[float], token_counts: Sequence[int], max_toke
                   margin: float) -> tuple[int, int]:
     """``[start, end)`` of the evidence span in one paragraph: its best-scoring sentence, grown
     one neighbour at a time (the better-scoring side first) while the neighbour scores at
-    least ``best - margin`` and the span stays within ``max_tokens`` tokens."""
+    least ``best - margin`` and the span stays within ``max_tokens`` tokens. Scores compare at
+    :data:`~kgp_kedro.search.ranking.RANK_DIGITS` digits (ties to the earlier sentence)."""
+    scores = rank_key(scores).tolist()
     best = int(np.argmax(scores))
     start, end, length = best, best + 1, token_counts[best]
     floor = scores[best] - margin
@@ -157,11 +160,12 @@ def evidence_extractor(page: Page, sentence_scores: Sequence[float], max_tokens:
                        margin: float) -> Quote | None:
     """The page's evidence span for the question (§3.1.1 EE): in the paragraph of the
     sentence most similar to the question, :func:`evidence_span`. ``sentence_scores`` follow
-    :meth:`Page.sentences`. None for a page without sentences."""
+    :meth:`Page.sentences`, compared at :data:`~kgp_kedro.search.ranking.RANK_DIGITS` digits.
+    None for a page without sentences."""
     located = page.sentences()
     if not located:
         return None
-    best = int(np.argmax(sentence_scores))
+    best = int(np.argmax(rank_key(sentence_scores)))
     paragraph = located[best][0]
     positions = [i for i, (p, _) in enumerate(located) if p == paragraph]
     para = page.paragraphs[paragraph]
