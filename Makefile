@@ -146,7 +146,7 @@ SIBLINGS := holmes.methods.holmes.kind=holmes,holmes.methods.holmes_base_docs.ki
 PAPER_30 := read.max_passages=null,report.results.benchmark=qa_benchmark_30
 # the reader chosen for small local models on train questions (docs/reader.md): the 1.5B model,
 # a context a document, 3 short-answer demonstrations, the sentence frame dropped
-REPLAY_SMALL_READER_QUESTIONS ?= 75
+REPLAY_SMALL_READER_QUESTIONS ?= 103
 SMALL_READER := llm.local.model=qwen2.5-coder-1.5b-instruct-q4_k_m,read.context_form=documents,read.demonstrations=3,read.answer_form=short,report.results.benchmark=qa_benchmark_small_reader
 # KGP's traversal agents read by the small-model reader, a piece of their own: the LLM agent
 # (Table 2's ChatGPT row: the reader's model writes the next evidence) and the trained
