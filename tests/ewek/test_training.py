@@ -178,13 +178,14 @@ def test_ewek_replays_the_recorded_composer_input(hotpot_passages, hotpot, train
     params = EwekParams(facts={"cache_dir": None})
     path = tmp_path / "composed.csv.gz"
 
-    def answers_of(run_encoder, cross_encoder, extractor, replay=None):
-        with FakeOpenAIServer(reply=lambda prompt: "Paris [1, 3]") as server:
+    def answers_of(run_encoder, cross_encoder, extractor, replay=None, reply="Paris [1, 3]",
+                   answer_form="line"):
+        with FakeOpenAIServer(reply=lambda prompt: reply) as server:
             client = make_llm({"backend": "openai", "cache": None,
                                "openai": {"model": "fake", "base_url": server.base_url,
                                           "api_key_env": "PATH", "max_retries": 0}})
             out = run_ewek(questions, documents, passages, run_encoder, cross_encoder, client,
-                           params, None, extractor, replay=replay)
+                           params, None, extractor, replay=replay, answer_form=answer_form)
         # the calls of a batch may reach the server in any order
         return out, sorted(json.dumps(r["messages"], sort_keys=True) for r in server.requests)
 
@@ -200,6 +201,13 @@ def test_ewek_replays_the_recorded_composer_input(hotpot_passages, hotpot, train
              "n_contexts", "n_triples", "n_quotes", "llm_calls", "ran_as"]
     for name in params.methods:
         assert again[name][shown].astype(str).equals(answers[name][shown].astype(str))
+    # read.answer_form applies to the composer's answer as to every method's: the citations
+    # first removed, then the sentence frame
+    for form, answer in (("line", "It was Paris"), ("short", "Paris")):
+        (*_, formed, _), _ = answers_of(None, None, None, replay, "It was Paris [1, 3].", form)
+        for name in params.methods:
+            assert (formed[name]["answer"] == answer).all()
+            assert formed[name]["citations"].map(list).tolist() == [[1, 3]] * len(questions)
     with pytest.raises(ValueError, match="composed.csv.gz lacks method 'ewek'.*first: x"):
         replayed_composed(read_composed(path), ["ewek"],
                           questions.head(1).assign(question_id="x"), path)
@@ -294,8 +302,8 @@ def test_a_fired_guard_keeps_the_filter_order_and_says_so(hotpot_passages, hotpo
                "openai": {"model": "fake", "base_url": server.base_url, "api_key_env": "PATH",
                           "max_retries": 0}}
         quotes, *_ = answer_with_ewek(questions.head(1), documents, passages, ewek,
-                                      {"device": "cpu", "cache_dir": None}, llm, model,
-                                      report)
+                                      {"device": "cpu", "cache_dir": None}, llm, read={},
+                                      cross_encoder=model, training=report)
     assert len(quotes) > 1 and (quotes["rerank_rank"] == quotes["filter_rank"]).all()
     assert quotes["rerank_score"].isna().all()
 

@@ -182,7 +182,7 @@ def test_holmes_on_real_records_through_an_openai_compatible_server(tmp_path, ho
     missing = documents[(documents["collection_id"] == q0.collection_id)
                         & ~documents["doc_id"].isin(pruned["doc_id"])].iloc[0]
 
-    with FakeOpenAIServer(reply=lambda p: "Final Response: Guitarists"
+    with FakeOpenAIServer(reply=lambda p: "Final Response: Åkerfeldt and Ranaldo were guitarists."
                           if f"context: '{missing['title']}'" in p else
                           f"Relevant facts: -\nReasoning: -\nFinal Response: None\n"
                           f"Further query: the facts about '{missing['title']}' are missing"
@@ -205,6 +205,11 @@ def test_holmes_on_real_records_through_an_openai_compatible_server(tmp_path, ho
                                                      params.methods["holmes"], "holmes", {},
                                                      replay=replay)
         assert [r["messages"][-1]["content"] for r in server.requests[2:]] == sent
+        # read.answer_form applies to the Final Response as to every method's answer
+        short, _ = holmes.answer_with_facts(questions.head(1), None, None, {}, None, passages,
+                                            client, None, params, params.methods["holmes"],
+                                            "holmes", {}, replay=replay, answer_form="short")
+    assert short.iloc[0]["answer"] == "guitarists"
     shown_columns = ["answer", "context_ids", "n_contexts", "reader_calls", "llm_calls", "ran_as"]
     assert again[shown_columns].astype(str).equals(answers[shown_columns].astype(str))
     assert read_again.astype(str).equals(read.astype(str))
@@ -224,17 +229,21 @@ def test_holmes_on_real_records_through_an_openai_compatible_server(tmp_path, ho
                                     [r for r in schema.loc[schema["question_id"] ==
                                                            q0.question_id, "relation"] if r])
     assert f"context: '{missing['title']}'" in sent[1]
-    assert row["answer"] == "Guitarists" and row["error"] is None
+    assert row["answer"] == "Åkerfeldt and Ranaldo were guitarists." and row["error"] is None
     assert f"{missing['doc_id']}#0" in row["context_ids"]
 
     # Base with supporting documents: all of S_q, titled, in one numbered prompt
-    with FakeOpenAIServer(reply=lambda p: "Guitarists") as server:
+    with FakeOpenAIServer(reply=lambda p: "Åkerfeldt and Ranaldo were guitarists.") as server:
         client = LLMClient(OpenAIBackend(model="m", base_url=server.base_url, api_key="k",
                                          timeout=5))
         docs_of = holmes.question_documents(questions.head(1), documents, True)
         base = holmes.answer_base(questions.head(1), docs_of, passages, client, "base_docs",
                                   True, 32, None)
         prompt = server.requests[0]["messages"][-1]["content"]
+        short_base = holmes.answer_base(questions.head(1), docs_of, passages, client,
+                                        "base_docs", True, 32, None, answer_form="short")
+    assert base.iloc[0]["answer"] == "Åkerfeldt and Ranaldo were guitarists."
+    assert short_base.iloc[0]["answer"] == "guitarists"
     assert base.iloc[0]["n_contexts"] == len(docs_of[q0.question_id]) == 10
     assert "1: Lee Ranaldo: Lee Mark Ranaldo (born February 3, 1956)" in prompt
 

@@ -25,6 +25,7 @@ from kgp_kedro.ewek.composer import (citation_accuracy, cited_sentences, parse_c
                                      parse_cited_answer, references)
 from kgp_kedro.plumbing.progress import track
 from kgp_kedro.prompts.ewek import compose_messages, judge_prompt
+from kgp_kedro.reading.answers import formed_answer
 from kgp_kedro.ewek.dedup import deduplicate
 from kgp_kedro.ewek.facts_graph import collection_relation_graph
 from kgp_kedro.ewek.params import EwekParams
@@ -151,7 +152,7 @@ def _supporting(passages: pd.DataFrame) -> dict[str, set[str]]:
 def run_ewek(questions: pd.DataFrame, documents: pd.DataFrame, passages: pd.DataFrame,
              encoder, cross_encoder, client, params: EwekParams, cache=None, extractor=None,
              unranked: str | None = None,
-             replay: dict[str, dict[str, Composed]] | None = None
+             replay: dict[str, dict[str, Composed]] | None = None, answer_form: str = "line"
              ) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, pd.DataFrame], pd.DataFrame]:
     """``(ewek_quotes, ewek_triples, {method: answers}, ewek_composed)`` for every question.
     ``extractor`` (a fact extractor) makes the collection's fact graph for the KG methods;
@@ -160,7 +161,8 @@ def run_ewek(questions: pd.DataFrame, documents: pd.DataFrame, passages: pd.Data
     ``ewek_composed`` holds what each method's composer read (:mod:`kgp_kedro.ewek.recorded`);
     with ``replay`` (a recording's, :func:`~kgp_kedro.ewek.recorded.replayed_composed`) the
     composer reads that instead: no quote is selected and no KG searched (the quotes and
-    triples tables are empty)."""
+    triples tables are empty). Each answer is scored under ``read.answer_form``
+    ``answer_form``, as every method's."""
     embed = Embedder(encoder, cache)
     supporting = _supporting(passages)
     if cross_encoder is None and unranked is None:
@@ -178,7 +180,8 @@ def run_ewek(questions: pd.DataFrame, documents: pd.DataFrame, passages: pd.Data
                                                       params.composer.instruction), seconds)
             composed_table.extend(composed_rows(name, q.source, q.question_id, composed))
         prepared.append((q, plans))
-    answers = {name: _compose(name, prepared, client, params, supporting) for name in methods}
+    answers = {name: _compose(name, prepared, client, params, supporting, answer_form)
+               for name in methods}
     return (pd.DataFrame(quote_rows, columns=QUOTE_COLUMNS),
             pd.DataFrame(triple_rows, columns=TRIPLE_COLUMNS), answers,
             pd.DataFrame(composed_table, columns=COMPOSED_COLUMNS))
@@ -230,9 +233,10 @@ def _question_plan(documents, passages, embed, cross_encoder, client, params: Ew
 
 
 def _compose(name: str, prepared, client, params: EwekParams,
-             supporting: dict[str, set[str]]) -> pd.DataFrame:
+             supporting: dict[str, set[str]], answer_form: str) -> pd.DataFrame:
     """One composer call per question for method ``name``; citations checked against the
-    supporting facts, and by the LLM judge when ``composer.judge``."""
+    supporting facts, and by the LLM judge when ``composer.judge``; the answer without its
+    citations, under ``read.answer_form`` ``answer_form``."""
     batch = [plans[name][1] for _, plans in prepared]
     replies = client.complete_many(batch, max_tokens=params.composer.max_tokens,
                                    desc=f"compose {name}")
@@ -246,7 +250,8 @@ def _compose(name: str, prepared, client, params: EwekParams,
         seen = list(dict.fromkeys(p for r in refs for p in r.passage_ids))
         rows.append({
             "source": q.source, "question_id": q.question_id, "method": name,
-            "answer": parse_cited_answer(reply.text), "raw_response": reply.text,
+            "answer": formed_answer(parse_cited_answer(reply.text), q.question, answer_form),
+            "raw_response": reply.text,
             "context_ids": seen, "n_contexts": len(refs), "n_cut": 0, "cut_ids": [],
             "prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens,
             "latency_ms": reply.latency_ms, "cached": reply.cached, "error": reply.error,

@@ -32,7 +32,8 @@ from kgp_kedro.holmes.traversal import level_order
 from kgp_kedro.plumbing.progress import track
 from kgp_kedro.prompts.holmes import reader_prompt
 from kgp_kedro.prompts.kgp import qa_prompt
-from kgp_kedro.reading.contexts import fit_contexts, parse_answer
+from kgp_kedro.reading.answers import final_answer, formed_answer
+from kgp_kedro.reading.contexts import fit_contexts
 from kgp_kedro.reading.reader import READ_COLUMNS, log_read_summary, prompt_budget
 
 logger = logging.getLogger(__name__)
@@ -227,7 +228,7 @@ def answer_with_facts(questions: pd.DataFrame, pruned: pd.DataFrame, schema: pd.
                       graphs: dict[str, EntityDocumentGraph], facts: DocumentFacts,
                       passages: pd.DataFrame, client, embed, params: HolmesParams,
                       method: MethodParams, name: str, other_calls: dict[str, int],
-                      replay: dict[str, ReadFacts] | None = None
+                      replay: dict[str, ReadFacts] | None = None, answer_form: str = "line"
                       ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """HOLMES' answers (§4.2.3): the pruned facts verbalised in score order in the A.4.5
     prompt; when the reply's Final Response is None, the documents of the entities it names
@@ -236,14 +237,15 @@ def answer_with_facts(questions: pd.DataFrame, pruned: pd.DataFrame, schema: pd.
     (extraction, schema). Returns the answers and what the reader read
     (:mod:`kgp_kedro.holmes.recorded`); with ``replay`` (a recording's,
     :func:`~kgp_kedro.holmes.recorded.replayed_read_facts`) the reader reads that instead
-    (``pruned``, ``schema``, ``graphs``, ``facts`` and ``embed`` are then not used)."""
+    (``pruned``, ``schema``, ``graphs``, ``facts`` and ``embed`` are then not used). The
+    Final Response is scored under ``read.answer_form`` ``answer_form``, as every method's."""
     doc_passages = _passages_of(passages)
     read = (_replayed_reader(replay, client, params) if replay is not None else
             _reader(pruned, schema, graphs, facts, client, embed, params, method, other_calls))
     rows, recorded = [], []
     for q in track(list(questions.itertuples(index=False)), f"read {name}", log=logger):
         completions, got = read(q)
-        answer, _ = parse_reply(completions[-1].text)
+        answer = formed_answer(parse_reply(completions[-1].text)[0], q.question, answer_form)
         error = next((c.error for c in completions if c.error), None)
         rows.append({
             "source": q.source, "question_id": q.question_id, "method": name,
@@ -340,11 +342,13 @@ def _missing_documents(further: str, graph: EntityDocumentGraph, spacy_model: st
 
 def answer_base(questions: pd.DataFrame, docs_of: dict[str, pd.DataFrame],
                 passages: pd.DataFrame, client, name: str, with_documents: bool,
-                margin_tokens: int, system_prompt: str | None, ran_as: str = "") -> pd.DataFrame:
+                margin_tokens: int, system_prompt: str | None, ran_as: str = "",
+                answer_form: str = "line") -> pd.DataFrame:
     """The paper's baselines (§5.1): Base, the question alone (Listing 2 of the reader), and
     Base with supporting documents, the question with its documents S_q as numbered contexts
     (``title: text``; the last cut first when the window is short). ``ran_as``: the row's
-    label (:meth:`~kgp_kedro.holmes.params.HolmesParams.description`)."""
+    label (:meth:`~kgp_kedro.holmes.params.HolmesParams.description`); the answer is read
+    under ``read.answer_form`` ``answer_form``, as every method's."""
     doc_passages = _passages_of(passages)
     system, budget = prompt_budget(client, margin_tokens, system_prompt)
     prompts, meta = [], []
@@ -357,11 +361,13 @@ def answer_base(questions: pd.DataFrame, docs_of: dict[str, pd.DataFrame],
         prompts.append([*system, {"role": "user",
                                   "content": qa_prompt(q.question, contexts[:kept])}])
         meta.append({"source": q.source, "question_id": q.question_id, "method": name,
+                     "question": q.question,
                      "context_ids": [p for d in ids[:kept] for p in doc_passages.get(d, [])],
                      "n_contexts": kept, "n_cut": len(contexts) - kept,
                      "cut_ids": [p for d in ids[kept:] for p in doc_passages.get(d, [])]})
     completions = client.complete_many(prompts, desc=f"read {name}")
-    answers = pd.DataFrame([{**m, "answer": parse_answer(c.text), "raw_response": c.text,
+    answers = pd.DataFrame([{**m, "answer": final_answer(c.text, m["question"], answer_form),
+                             "raw_response": c.text,
                              "prompt_tokens": c.prompt_tokens,
                              "completion_tokens": c.completion_tokens,
                              "latency_ms": c.latency_ms, "cached": c.cached, "error": c.error,

@@ -90,9 +90,15 @@ def short_answer(answer: str, question: str) -> str:
     return _bare(text)
 
 
-def final_answer(reply: str, question: str, form: str = "line") -> str:
-    """The answer scored from ``reply`` under ``read.answer_form`` ``form``."""
+def formed_answer(answer: str, question: str, form: str = "line") -> str:
+    """``answer``, as a method's reader read it off its reply (the first line, HOLMES' Final
+    Response, EWEK-QA's answer without its citations), under ``read.answer_form`` ``form``:
+    the one post-processing step every method's answer gets alike."""
     if form not in ANSWER_FORMS:
         raise ValueError(f"read.answer_form must be one of {ANSWER_FORMS}, got {form!r}")
-    line = parse_answer(reply)
-    return short_answer(line, question) if form == "short" else line
+    return short_answer(answer, question) if form == "short" else answer
+
+
+def final_answer(reply: str, question: str, form: str = "line") -> str:
+    """The answer scored from ``reply`` under ``read.answer_form`` ``form``."""
+    return formed_answer(parse_answer(reply), question, form)

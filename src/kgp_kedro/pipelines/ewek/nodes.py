@@ -7,7 +7,7 @@ from typing import Any
 import pandas as pd
 
 from kgp_kedro.config import validate
-from kgp_kedro.config.sections import EncoderParams, PassagesParams
+from kgp_kedro.config.sections import EncoderParams, PassagesParams, ReadParams
 from kgp_kedro.ewek.params import EwekParams
 
 logger = logging.getLogger(__name__)
@@ -78,14 +78,15 @@ def train_reranker(questions: pd.DataFrame, documents: pd.DataFrame, passages: p
 
 def answer_with_ewek(qa_questions: pd.DataFrame, documents: pd.DataFrame,
                      passages: pd.DataFrame, ewek: dict[str, Any], encoder: dict[str, Any],
-                     llm: dict[str, Any], cross_encoder: Any = None,
+                     llm: dict[str, Any], read: dict[str, Any], cross_encoder: Any = None,
                      training: pd.DataFrame | None = None):
     """``ewek_quotes``, ``ewek_triples``, ``ewek_composed`` (what each method's composer
     read) and one ``answers_<method>`` per ``ewek.methods`` entry. ``cross_encoder``: the
     trained model (its folder, or the model in memory) and ``training`` its report: when its
     guard fired, no rerank (the filter's order is kept); when ``ewek.rerank.cross_encoder``
     names a model, that one is loaded instead. With ``ewek.replay`` the composer reads that
-    recording (a method or question it lacks stops the run before any call)."""
+    recording (a method or question it lacks stops the run before any call). The answers are
+    scored under ``read.answer_form``, as every method's."""
     from kgp_kedro.ewek.facts_graph import make_extractor
     from kgp_kedro.ewek.recorded import read_composed, replayed_composed
     from kgp_kedro.models.cross_encoders import load_cross_encoder
@@ -94,6 +95,7 @@ def answer_with_ewek(qa_questions: pd.DataFrame, documents: pd.DataFrame,
     from kgp_kedro.models.embeddings import LazyEncoder, embedding_cache
 
     params = validate(EwekParams, ewek, "ewek")
+    answer_form = validate(ReadParams, read, "read").answer_form
     client = make_llm(llm)
     encoder_params = validate(EncoderParams, encoder, "encoder")
     lazy = LazyEncoder(encoder_params)
@@ -103,7 +105,8 @@ def answer_with_ewek(qa_questions: pd.DataFrame, documents: pd.DataFrame,
         logger.info("ewek: the composer input of %d questions replayed from %s",
                     len(qa_questions), params.replay)
         quotes, triples, answers, composed = run_ewek(qa_questions, documents, passages, lazy,
-                                                      None, client, params, replay=replay)
+                                                      None, client, params, replay=replay,
+                                                      answer_form=answer_form)
         return (quotes, triples, composed, *[answers[name] for name in params.methods])
     rr = params.rerank
     model = rr.cross_encoder or cross_encoder
@@ -117,7 +120,7 @@ def answer_with_ewek(qa_questions: pd.DataFrame, documents: pd.DataFrame,
     try:
         quotes, triples, answers, composed = run_ewek(qa_questions, documents, passages, lazy,
                                                       model, client, params, cache, extractor,
-                                                      unranked)
+                                                      unranked, answer_form=answer_form)
     finally:
         if cache is not None:
             cache.close()

@@ -14,7 +14,7 @@ def create_pipeline(params) -> Pipeline:
     answers = [f"answers_{m}" for m in ewek.methods]
     inputs = {"qa_questions": "qa_questions", "documents": "documents", "passages": "passages",
               "ewek": "params:ewek", "encoder": f"params:embed.encoders.{ewek.encoder}",
-              "llm": "params:llm"}
+              "llm": "params:llm", "read": "params:read"}
     nodes = []
     if ewek.rerank.cross_encoder is None and not ewek.replay:   # a replay reranks nothing
         nodes.append(node(train_reranker, ["questions", "documents", "passages", "qa_questions",

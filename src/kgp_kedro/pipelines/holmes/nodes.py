@@ -114,9 +114,10 @@ def answer_with_facts(qa_questions: pd.DataFrame, pruned: pd.DataFrame, schema: 
                       entity_documents: pd.DataFrame, triples: pd.DataFrame,
                       documents: pd.DataFrame, passages: pd.DataFrame,
                       holmes_params: dict[str, Any], encoder: dict[str, Any],
-                      llm: dict[str, Any], name: str) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """``answers_<name>`` of a HOLMES method, the A.4.5 reader over the pruned facts, and
-    ``holmes_read_<name>``, what it read."""
+                      llm: dict[str, Any], read: dict[str, Any], name: str
+                      ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``answers_<name>`` of a HOLMES method, the A.4.5 reader over the pruned facts (its
+    answers under ``read.answer_form``), and ``holmes_read_<name>``, what it read."""
     params = _params(holmes_params)
     client = make_llm(llm)
     facts = holmes.DocumentFacts(documents, holmes.make_extractor(params, client),
@@ -124,12 +125,13 @@ def answer_with_facts(qa_questions: pd.DataFrame, pruned: pd.DataFrame, schema: 
     return holmes.answer_with_facts(qa_questions, pruned, schema,
                                     holmes.graphs_of(entity_documents), facts, passages,
                                     client, _embed(encoder), params, params.methods[name], name,
-                                    _other_calls(params, triples, schema))
+                                    _other_calls(params, triples, schema),
+                                    answer_form=validate(ReadParams, read, "read").answer_form)
 
 
 def replay_with_facts(qa_questions: pd.DataFrame, passages: pd.DataFrame,
-                      holmes_params: dict[str, Any], llm: dict[str, Any], name: str
-                      ) -> tuple[pd.DataFrame, pd.DataFrame]:
+                      holmes_params: dict[str, Any], llm: dict[str, Any],
+                      read: dict[str, Any], name: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``answers_<name>`` and ``holmes_read_<name>`` of a HOLMES method whose reader reads the
     recording ``holmes.replay`` (a method or question it lacks stops the run before any
     call): no KG, schema or pruning runs."""
@@ -142,7 +144,8 @@ def replay_with_facts(qa_questions: pd.DataFrame, passages: pd.DataFrame,
                 len(qa_questions), params.replay)
     return holmes.answer_with_facts(qa_questions, None, None, {}, None, passages,
                                     make_llm(llm), None, params, params.methods[name], name,
-                                    {}, replay=replay)
+                                    {}, replay=replay,
+                                    answer_form=validate(ReadParams, read, "read").answer_form)
 
 
 def answer_base(qa_questions: pd.DataFrame, documents: pd.DataFrame, passages: pd.DataFrame,
@@ -155,4 +158,4 @@ def answer_base(qa_questions: pd.DataFrame, documents: pd.DataFrame, passages: p
     return holmes.answer_base(qa_questions, docs_of, passages, make_llm(llm), name,
                               params.methods[name].method().with_documents,
                               read_params.margin_tokens, read_params.system_prompt,
-                              params.description(name))
+                              params.description(name), read_params.answer_form)

@@ -36,12 +36,12 @@ def create_pipeline(params) -> Pipeline:
         outputs = [f"answers_{name}", f"holmes_read_{name}"]
         if method.method().reads_facts and holmes.replay:
             func = update_wrapper(partial(replay_with_facts, name=name), replay_with_facts)
-            inputs = ["qa_questions", "passages", "params:holmes", "params:llm"]
+            inputs = ["qa_questions", "passages", "params:holmes", "params:llm", "params:read"]
         elif method.method().reads_facts:
             func = update_wrapper(partial(answer_with_facts, name=name), answer_with_facts)
             inputs = ["qa_questions", "holmes_pruned_facts", "holmes_schema",
                       "holmes_entity_documents", "holmes_hyper_triples", "documents",
-                      "passages", "params:holmes", encoder, "params:llm"]
+                      "passages", "params:holmes", encoder, "params:llm", "params:read"]
         else:
             outputs = f"answers_{name}"
             func = update_wrapper(partial(answer_base, name=name), answer_base)
