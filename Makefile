@@ -152,7 +152,7 @@ SMALL_READER := llm.local.model=qwen2.5-coder-1.5b-instruct-q4_k_m,read.context_
 # (Table 2's ChatGPT row: the reader's model writes the next evidence) and the trained
 # generator (KGP-T5's stand-in, on the read questions only; the generator extra)
 AGENTS := retrieve.methods.kgp_chat.method=kgp,retrieve.methods.kgp_chat.agent.kind=chat,retrieve.methods.kgp_t5.method=kgp,retrieve.methods.kgp_t5.agent.kind=generator,retrieve.methods.kgp_t5.agent.model=trained:t5,retrieve.methods.kgp_t5.agent.questions=qa
-REPLAY_AGENT_QUESTIONS ?= 20
+REPLAY_AGENT_QUESTIONS ?= 50
 # HOLMES (and its base with the documents) and EWEK-QA (and web-only) read by the small-model
 # reader: a piece of their own (ToG, 11-14 LLM calls a question, is left to the 0.5B piece)
 SMALL_SIBLINGS := holmes.methods.holmes.kind=holmes,holmes.methods.holmes_base_docs.kind=base_docs,ewek.methods.ewek.kg=toge,ewek.methods.ewek.web=true,ewek.methods.ewek_web.kg=none,ewek.methods.ewek_web.web=true
