@@ -75,6 +75,8 @@ CONFIGS = {
     "1.5b_documents_demos": ReaderConfig(model=Q15, context_form="documents",
                                          demonstrations=3),
     "1.5b_titled_demos": ReaderConfig(model=Q15, context_form="titled", demonstrations=3),
+    "1.5b_documents_demos_5": ReaderConfig(model=Q15, context_form="documents",
+                                           demonstrations=3, max_passages=5),
 }
 
 
