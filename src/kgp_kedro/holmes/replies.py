@@ -14,7 +14,9 @@ _STATED = re.compile(r"\bthe answer is:?\s*(.+?)(?:\.\s|\.?$|\n)", re.IGNORECASE
 _NONE = {"none", "none.", "unknown", "no answer", "n/a", ""}
 
 
-def _fields(reply: str) -> dict[str, str]:
+def reply_fields(reply: str) -> dict[str, str]:
+    """The A.4.5 fields a reply writes (``relevant facts``, ``reasoning``, ``final response``,
+    ``further query``; "Final Answer" read as the final response), each name's first text."""
     marks = list(_FIELD.finditer(reply))
     out = {}
     for m, nxt in zip(marks, [*marks[1:], None]):
@@ -27,7 +29,7 @@ def parse_reply(reply: str) -> tuple[str, str | None]:
     """``(answer, further query)``: the Final Response ("" when it says None) and, then, the
     text of the Further query (None when the answer was given). A reply without the format
     is read as a plain answer (its first line)."""
-    fields = _fields(reply)
+    fields = reply_fields(reply)
     if "final response" not in fields:   # a small reader may stop after its reasoning
         stated = _STATED.findall(reply)
         return (stated[-1].strip() if stated else parse_answer(reply)), None
