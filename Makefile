@@ -162,7 +162,7 @@ REPLAY_SMALL_EWEK_QUESTIONS ?= 50
 SMALL_HOLMES := holmes.methods.holmes.kind=holmes
 REPLAY_SMALL_HOLMES_QUESTIONS ?= 50
 SMALL_HOLMES_BASE := holmes.methods.holmes_base_docs.kind=base_docs
-REPLAY_SMALL_HOLMES_BASE_QUESTIONS ?= 35
+REPLAY_SMALL_HOLMES_BASE_QUESTIONS ?= 50
 REPLAYED = llm.store_only=true,retrieve.replay=results/$(1)/retrieved.csv.gz,ewek.replay=results/$(1)/composed.csv.gz,holmes.replay=results/$(1)/read_facts.csv.gz
 replay: $(LLM_STAMP) $(READER_STAMP)
 	$(BIN)/kedro run --env qa_benchmark --params "ingest.qa_questions_per_source=$(REPLAY_QUESTIONS),$(call REPLAYED,qa_benchmark)"
