@@ -1,9 +1,10 @@
 """What HOLMES' reader did with its facts, counted with no model call from a benchmark's
 committed answers and the tables a replay of it writes (``make replay``, or the piece's
 ``kedro run`` with ``llm.store_only``): per source, the questions, the replies that keep the
-A.4.5 format (a Final Response field), the Final Responses that are None (the reply says the
-facts do not hold the answer), and the questions whose gold answer occurs in the facts the
-reader read (case-folded), among them and overall.
+A.4.5 format (a Final Response field; of a question's replies, the last, which its answer is
+read from), the Final Responses that are None (the reply says the facts do not hold the
+answer), and the questions whose gold answer occurs in the facts the reader read
+(case-folded), among them and overall.
 
     .venv/bin/python benchmarks/holmes_replies.py [--benchmark qa_benchmark_small_reader] \
         [--method holmes] [--output data/qa_benchmark/07_model_output]
@@ -17,7 +18,7 @@ import pandas as pd
 from kedro.io.core import Version
 
 from kgp_kedro.datasets.table import TableDataset
-from kgp_kedro.holmes.replies import reply_fields
+from kgp_kedro.holmes.replies import CALLS_SEPARATOR, parse_reply, reply_fields
 from kgp_kedro.reporting.results import read_answers
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,9 +37,9 @@ def counts(scored: pd.DataFrame, replies: pd.DataFrame, facts: pd.DataFrame) -> 
     for source, part in scored.groupby("source", sort=False):
         kept = none = held = held_none = 0
         for q, gold in zip(part["question_id"], part["gold"]):
-            reply = replies.loc[q]
-            formatted = "final response" in reply_fields(reply["raw_response"])
-            said_none = formatted and not str(reply["answer"] or "").strip()
+            last = replies.loc[q, "raw_response"].split(CALLS_SEPARATOR)[-1]   # the answer's
+            formatted = "final response" in reply_fields(last)
+            said_none = formatted and not parse_reply(last)[0].strip()
             in_facts = str(gold).lower() in read.get(q, "")
             kept += formatted
             none += said_none

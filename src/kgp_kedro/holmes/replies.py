@@ -12,6 +12,9 @@ _FIELD = re.compile(r"^[\s*#>-]*(relevant facts|reasoning|final (?:response|answ
                     r"query)\s*\**\s*[:：]\s*\**", re.IGNORECASE | re.MULTILINE)
 _STATED = re.compile(r"\bthe answer is:?\s*(.+?)(?:\.\s|\.?$|\n)", re.IGNORECASE)
 _NONE = {"none", "none.", "unknown", "no answer", "n/a", ""}
+# between a question's reader replies in its ``raw_response`` (the first call's, then the
+# call after complementary fact retrieval); the answer is read from the last
+CALLS_SEPARATOR = "\n=====\n"
 
 
 def reply_fields(reply: str) -> dict[str, str]:

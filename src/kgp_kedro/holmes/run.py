@@ -26,7 +26,7 @@ from kgp_kedro.holmes.params import HolmesParams, MethodParams
 from kgp_kedro.holmes.pruning import prune, relation_scores
 from kgp_kedro.holmes.recorded import READ_FACTS_COLUMNS, ReadFacts, read_facts_rows
 from kgp_kedro.holmes.question import QuestionParse, SchemaTriple, title_mentions
-from kgp_kedro.holmes.replies import parse_reply, quoted_names
+from kgp_kedro.holmes.replies import CALLS_SEPARATOR, parse_reply, quoted_names
 from kgp_kedro.holmes.schema import select_auxiliary
 from kgp_kedro.holmes.traversal import level_order
 from kgp_kedro.plumbing.progress import track
@@ -249,7 +249,7 @@ def answer_with_facts(questions: pd.DataFrame, pruned: pd.DataFrame, schema: pd.
         error = next((c.error for c in completions if c.error), None)
         rows.append({
             "source": q.source, "question_id": q.question_id, "method": name,
-            "answer": answer, "raw_response": "\n=====\n".join(c.text for c in completions),
+            "answer": answer, "raw_response": CALLS_SEPARATOR.join(c.text for c in completions),
             "context_ids": [p for d in got.doc_ids for p in doc_passages.get(d, [])],
             "n_contexts": len(got.calls[-1]), "n_cut": 0, "cut_ids": [],
             "prompt_tokens": sum(c.prompt_tokens for c in completions),
