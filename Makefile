@@ -152,26 +152,19 @@ SMALL_READER := llm.local.model=qwen2.5-coder-1.5b-instruct-q4_k_m,read.context_
 # (Table 2's ChatGPT row: the reader's model writes the next evidence) and the trained
 # generator (KGP-T5's stand-in, on the read questions only; the generator extra)
 AGENTS := retrieve.methods.kgp_chat.method=kgp,retrieve.methods.kgp_chat.agent.kind=chat,retrieve.methods.kgp_t5.method=kgp,retrieve.methods.kgp_t5.agent.kind=generator,retrieve.methods.kgp_t5.agent.model=trained:t5,retrieve.methods.kgp_t5.agent.questions=qa
-REPLAY_AGENT_QUESTIONS ?= 50
 # EWEK-QA (and web-only), HOLMES and HOLMES' base with the documents read by the small-model
-# reader, three pieces of their own sizes (EWEK-QA: one LLM call a question; HOLMES: one; its
-# base reads the whole collection, ~70 s a call); ToG, 11-14 calls a question, is left to the
-# 0.5B piece
+# reader (ToG, 11-14 calls a question, is left to the 0.5B piece). The agents and these grew as
+# pieces of their own sizes (the chat agent ~10 LLM calls a question, HOLMES' base ~70 s a call);
+# all are at 50 questions a source now, replayed in one run
 SMALL_EWEK := ewek.methods.ewek.kg=toge,ewek.methods.ewek.web=true,ewek.methods.ewek_web.kg=none,ewek.methods.ewek_web.web=true
-REPLAY_SMALL_EWEK_QUESTIONS ?= 50
-SMALL_HOLMES := holmes.methods.holmes.kind=holmes
-REPLAY_SMALL_HOLMES_QUESTIONS ?= 50
-SMALL_HOLMES_BASE := holmes.methods.holmes_base_docs.kind=base_docs
-REPLAY_SMALL_HOLMES_BASE_QUESTIONS ?= 50
+SMALL_HOLMES := holmes.methods.holmes.kind=holmes,holmes.methods.holmes_base_docs.kind=base_docs
+REPLAY_SMALL_PIECES_QUESTIONS ?= 50
 REPLAYED = llm.store_only=true,retrieve.replay=results/$(1)/retrieved.csv.gz,ewek.replay=results/$(1)/composed.csv.gz,holmes.replay=results/$(1)/read_facts.csv.gz
 replay: $(LLM_STAMP) $(READER_STAMP)
 	$(BIN)/kedro run --env qa_benchmark --params "ingest.qa_questions_per_source=$(REPLAY_QUESTIONS),$(call REPLAYED,qa_benchmark)"
 	$(BIN)/kedro run --env qa_benchmark --params "ingest.qa_questions_per_source=$(REPLAY_30_QUESTIONS),$(call REPLAYED,qa_benchmark_30),$(PAPER_30)"
 	$(BIN)/kedro run --env qa_benchmark --params "ingest.qa_questions_per_source=$(REPLAY_SMALL_READER_QUESTIONS),$(call REPLAYED,qa_benchmark_small_reader),$(SMALL_READER)"
-	$(BIN)/kedro run --env qa_benchmark --params "ingest.qa_questions_per_source=$(REPLAY_AGENT_QUESTIONS),$(call REPLAYED,qa_benchmark_small_reader),$(SMALL_READER),$(AGENTS)"
-	$(BIN)/kedro run --env qa_benchmark --params "ingest.qa_questions_per_source=$(REPLAY_SMALL_EWEK_QUESTIONS),$(call REPLAYED,qa_benchmark_small_reader),$(SMALL_READER),$(SMALL_EWEK)"
-	$(BIN)/kedro run --env qa_benchmark --params "ingest.qa_questions_per_source=$(REPLAY_SMALL_HOLMES_QUESTIONS),$(call REPLAYED,qa_benchmark_small_reader),$(SMALL_READER),$(SMALL_HOLMES)"
-	$(BIN)/kedro run --env qa_benchmark --params "ingest.qa_questions_per_source=$(REPLAY_SMALL_HOLMES_BASE_QUESTIONS),$(call REPLAYED,qa_benchmark_small_reader),$(SMALL_READER),$(SMALL_HOLMES_BASE)"
+	$(BIN)/kedro run --env qa_benchmark --params "ingest.qa_questions_per_source=$(REPLAY_SMALL_PIECES_QUESTIONS),$(call REPLAYED,qa_benchmark_small_reader),$(SMALL_READER),$(AGENTS),$(SMALL_EWEK),$(SMALL_HOLMES)"
 	$(BIN)/kedro run --env qa_benchmark --params "ingest.qa_questions_per_source=$(REPLAY_SIBLING_QUESTIONS),$(call REPLAYED,qa_benchmark),$(SIBLINGS)"
 	$(BIN)/python -m kgp_kedro.reporting.results --check
 
