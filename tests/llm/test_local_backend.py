@@ -94,3 +94,24 @@ def test_a_shared_system_turn_is_evaluated_once_and_changes_no_logit(local_llm, 
     assert backend.chat(second, 0.0, 32, 0)[0] == after_first
     # a prompt without a system message is evaluated from scratch, as one batch
     assert backend._system_turn(second[1:]) == []
+
+
+def test_a_reply_does_not_depend_on_what_was_asked_before(local_llm, golden_reading, hotpot):
+    """The same prompt asked fresh, and again after other prompts (one sharing its system turn,
+    one with none), gives the same reply: the KV cache keeps no more than a system turn."""
+    backend = local_llm.backend
+    _, first = golden_reading
+    questions, documents = hotpot
+    prompts = []
+    for i in (3, 5):
+        q = questions.iloc[i]
+        passages = documents[documents["collection_id"] == q.collection_id]["text"].head(4)
+        prompts.append([first[0], {"role": "user", "content": qa_prompt(q.question,
+                                                                        list(passages))}])
+    bare = [prompt[1:] for prompt in prompts]   # no system turn: evaluated from scratch
+    for asked, between in ((prompts[0], [prompts[1], first]), (bare[0], [bare[1], prompts[1]])):
+        backend.llm.reset()
+        fresh = backend.chat(asked, 0.0, 32, 0)[0]
+        for other in between:
+            backend.chat(other, 0.0, 32, 0)
+        assert backend.chat(asked, 0.0, 32, 0)[0] == fresh

@@ -22,7 +22,6 @@ from tests.config.test_parameters import _ask_env
 from tests.conftest import HOTPOT
 from tests.pipelines.test_incremental_build import _folder
 from tests.reliability.corrupt import first_records
-from tests.tables import assert_same_table
 
 RETRIEVED = ("retrieved_kgp", "retrieved_bm25")
 
@@ -54,14 +53,15 @@ def _ask(folder, caches, question: str) -> dict[str, pd.DataFrame]:
 
 
 def _assert_same(warm: dict, scratch: dict) -> None:
-    """Every table the same: ids, texts, edges and ranks exactly; floats (vectors, weights,
-    scores) within rtol 1e-5 / atol 1e-6, since an fp32 vector follows PyTorch's thread count
-    in its last bits (the promise of tests/tables.py)."""
+    """Every table the same, bit for bit: ids, texts, edges, ranks, and the floats (vectors,
+    weights, scores): the encoder's vector of a text does not depend on what was encoded with
+    it (tests/models/test_encoder_batching.py)."""
     assert warm.keys() == scratch.keys()
     for name, table in warm.items():
         assert isinstance(table, pd.DataFrame), name
-        assert_same_table(table.reset_index(drop=True), scratch[name].reset_index(drop=True),
-                          name, rtol=1e-5, atol=1e-6)
+        pd.testing.assert_frame_equal(table.reset_index(drop=True),
+                                      scratch[name].reset_index(drop=True), check_exact=True,
+                                      obj=name)
 
 
 def _mentions(tables: dict, needles: list[str]) -> list[str]:
@@ -129,10 +129,11 @@ def test_an_ask_session_asked_again_and_again_retrieves_and_answers_as_a_run_doe
     """The notebook's session (:class:`kgp_kedro.asking.session.AskSession`) over a run's
     tables, kept loaded between questions: each question's ranking equals a ``kedro run --env
     ask`` of that question alone (the second question's too, asked after the first: what the
-    session keeps does not change a ranking), and its prompt (the quoted passages, in order,
-    and its tokens) equals the ask stage's :func:`answer_with_citations` over the run's ranking.
-    (The reply itself is not compared: the embedded reader reuses the prompt prefix it evaluated
-    for the previous call, which can move a float and so a generated token.)"""
+    session keeps does not change a ranking), and its answer (the prompt's passages and tokens,
+    the reply, its citations) equals the ask stage's :func:`answer_with_citations` over the run's
+    ranking, asked after other questions: the embedded reader keeps no more than a system turn
+    between calls (tests/llm/test_local_backend.py), so a reply does not depend on what was asked
+    before."""
     records = first_records(HOTPOT, 3)
     folder = _folder(tmp_path / "docs", records)
     questions = [records[0]["question"], records[2]["question"]]
@@ -157,16 +158,16 @@ def test_an_ask_session_asked_again_and_again_retrieves_and_answers_as_a_run_doe
         asked = session.ask(question)
         expected = run["retrieved_kgp"]
         assert len(expected) > 5 and expected["passage_id"].notna().all()
-        assert_same_table(asked.retrieved[columns].reset_index(drop=True),
-                          expected[columns].reset_index(drop=True), "retrieved_kgp",
-                          rtol=1e-5, atol=1e-6)
+        pd.testing.assert_frame_equal(asked.retrieved[columns].reset_index(drop=True),
+                                      expected[columns].reset_index(drop=True), check_exact=True)
     # the answer: the ask stage's own over the run's ranking of the first question
     first = session.ask(questions[0], question_id="q")
     stage = answer_with_citations(
         runs[0]["questions"].assign(question_id="q"),
         runs[0]["retrieved_kgp"].assign(question_id="q", latency_ms=0.0), tables["passages"],
         local_llm, "kgp", **options)
-    kept = ["question", "context_ids", "prompt_tokens"]   # the same prompt
+    kept = ["question", "context_ids", "prompt_tokens", "answer", "raw_response", "citations",
+            "top_file"]
     assert first.answer[kept].to_dict("records") == stage[kept].to_dict("records")
     assert first.answer["error"].isna().all() and len(first.answer["context_ids"].iloc[0]) > 0
     assert first.answer["raw_response"].iloc[0].strip()

@@ -4,7 +4,6 @@ the others are read from the KG cache (``kg.cache_dir``), and every table equals
 from-scratch build with empty caches."""
 from __future__ import annotations
 
-import copy
 import json
 import logging
 import sys
@@ -27,7 +26,6 @@ from kgp_kedro.pipelines.kg.nodes import build_graphs, featurize_passages
 from kgp_kedro.pipelines.passages.nodes import split_into_passages
 from tests.conftest import HOTPOT, MUSIQUE, TWOWIKI
 from tests.reliability.corrupt import first_records
-from tests.tables import assert_same_table
 
 NEGATIVES = {"negatives_per_question": 2, "seed": 42, "collection_size": None}
 VARIANTS = {
@@ -76,23 +74,18 @@ def _stages(sources, caches, encoder, variants=VARIANTS):
     return passages, tables, counts
 
 
-def _assert_same(one, other, same_vectors: bool = False):
-    """Equal tables. The KNN KG's weights are the passage vectors' cosines, and a vector from
-    the embedding cache was encoded with other texts, in another batch size, on another
-    number of threads than a from-scratch run encodes it: an fp32 vector moves in its last
-    bits with the threads (and, on some CPUs, with the batch); so unless both builds read the
-    same vectors those weights are compared to rtol 1e-5, atol 1e-6, and the KNN edges
-    themselves, and every other table, exactly."""
+def _assert_same(one, other):
+    """Equal tables, bit for bit: the passages, and each variant's nodes and edges (the KNN
+    KG's cosine weights included). A vector read from the embedding cache was encoded with
+    other texts, on another number of threads, than a from-scratch build encodes it; the
+    encoder encodes each text alone on one thread, so it is the same vector in either dtype."""
     passages, tables, _ = one
     pd.testing.assert_frame_equal(passages, other[0], check_exact=True)
     assert tables.keys() == other[1].keys()
     for name, (nodes, edges) in tables.items():
         pd.testing.assert_frame_equal(nodes, other[1][name][0], check_exact=True)
         assert len(edges) > 0
-        if same_vectors or VARIANTS[name]["builder"] != "knn":
-            pd.testing.assert_frame_equal(edges, other[1][name][1], check_exact=True)
-        else:
-            assert_same_table(edges, other[1][name][1], name, rtol=1e-5, atol=1e-6)
+        pd.testing.assert_frame_equal(edges, other[1][name][1], check_exact=True)
 
 
 def _collections(result) -> int:
@@ -103,17 +96,15 @@ def _collections(result) -> int:
 def builds(tmp_path_factory, request):
     """A from scratch; A + B on A's warm caches; A + B from scratch; A again on the warm ones:
     with the encoder in fp32 and in bf16 (whichever ``auto`` gives on this CPU, the other
-    CPU's is reproduced), the warm builds encoding on 1 PyTorch thread in batches of 64, the
-    from-scratch A + B on 2 threads in batches of 7."""
+    CPU's is reproduced), the warm builds encoding on 1 PyTorch thread, the from-scratch A + B
+    on 2."""
     warm, cold = tmp_path_factory.mktemp("warm"), tmp_path_factory.mktemp("cold")
     encoder = load_encoder(EncoderParams(device="cpu", dtype=request.param))
-    small_batches = copy.copy(encoder)
-    small_batches.batch_size = 7
     with torch_threads(1):
         a = _stages(A, warm, encoder)
         ab = _stages(A + B, warm, encoder)
     with torch_threads(2):
-        ab_scratch = _stages(A + B, cold, small_batches)
+        ab_scratch = _stages(A + B, cold, encoder)
     with torch_threads(1):
         a_again = _stages(A, warm, encoder)
     return a, ab, ab_scratch, a_again
@@ -132,7 +123,7 @@ def test_adding_a_source_builds_only_its_collections_and_equals_a_from_scratch_b
 
 def test_removing_a_source_builds_nothing_and_equals_a_from_scratch_build(builds):
     a, _, _, a_again = builds
-    _assert_same(a_again, a, same_vectors=True)
+    _assert_same(a_again, a)
     for name in VARIANTS:
         assert a_again[2][name] == (_collections(a), 0)
 

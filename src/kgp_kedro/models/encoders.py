@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 
-from kgp_kedro.models.devices import resolve_device
+from kgp_kedro.models.devices import resolve_device, torch_threads
 from kgp_kedro.plumbing.parallel import chunks
 
 logger = logging.getLogger(__name__)
@@ -115,11 +116,14 @@ class SentenceEncoder:
         """Embed ``texts``: an (n, d) float32 matrix, rows L2-normalised when ``normalize`` (in
         float32, after the model's own output is cast up).
 
-        A text's vector does not depend on the texts encoded with it: texts are batched only
-        with texts of the same token length (:func:`same_length_batches`), so no batch pads
-        any of them. A padded batch moves a vector's last float bits with its companions
-        (measured on MiniLM: up to 1.3e-7), so a cache filled in another order (a fresh clone's
-        ``data/``) would turn a near-tie in a ranking the other way, and with it a prompt."""
+        A text's vector does not depend on the texts encoded with it, nor on the thread count,
+        in either dtype: on a CPU each text is encoded alone on one PyTorch thread
+        (:meth:`_encode_alone`). A matrix product rounds with its shape and with how the
+        threads split it: a batch of several texts (even of one token length, unpadded) or
+        two threads moved MiniLM's bf16 vectors by up to 2e-3 on an Intel Xeon with AMX (fp32:
+        1.7e-7), enough to turn a KNN edge, so a cache filled in another batch, or a Dask
+        worker on one thread, gave another graph. On a GPU texts are batched by equal token
+        length (:func:`same_length_batches`, ``batch_size``), which pads none of them."""
         import torch
         from tqdm.auto import tqdm
 
@@ -127,19 +131,37 @@ class SentenceEncoder:
             return np.zeros((0, self.dimension), dtype=np.float32)
         texts = list(texts)
         out = torch.empty((len(texts), self.dimension), dtype=torch.float32)
-        lengths = self.token_lengths(texts)
         with torch.inference_mode(), tqdm(total=len(texts), desc=f"encode {self.name}",
                                           disable=not show_progress, leave=False) as bar:
-            for rows in same_length_batches(lengths, self.batch_size):
-                vectors = self._model.encode([texts[i] for i in rows],
-                                             batch_size=len(rows), convert_to_tensor=True,
-                                             normalize_embeddings=False,
-                                             show_progress_bar=False)
-                out[torch.as_tensor(rows)] = vectors.float().cpu()
-                bar.update(len(rows))
+            if self.device == "cpu":
+                self._encode_alone(texts, out, bar)
+            else:
+                for rows in same_length_batches(self.token_lengths(texts), self.batch_size):
+                    out[torch.as_tensor(rows)] = self._vectors([texts[i] for i in rows])
+                    bar.update(len(rows))
         if self.normalize:
             out = torch.nn.functional.normalize(out, p=2, dim=1)
         return out.numpy()
+
+    def _encode_alone(self, texts: list[str], out, bar) -> None:
+        """Each text in a forward pass of its own on one PyTorch thread, as many at once as
+        PyTorch had threads: a vector's arithmetic then depends on its text alone. On 2 cores
+        this is also faster than batches on 2 threads (400 HotpotQA passages: bf16 3.2 s
+        against 4.4 s, fp32 5.9 s against 6.2 s on an Intel Xeon with AMX;
+        ``benchmarks/bench_encoder.py``)."""
+        import torch
+
+        workers = torch.get_num_threads()
+        with torch_threads(1), ThreadPoolExecutor(workers) as pool:
+            for i, vector in enumerate(pool.map(lambda text: self._vectors([text])[0], texts)):
+                out[i] = vector
+                bar.update(1)
+
+    def _vectors(self, texts: list[str]):
+        """The model's un-normalised output for ``texts`` (one forward pass), as float32."""
+        return self._model.encode(texts, batch_size=len(texts), convert_to_tensor=True,
+                                  normalize_embeddings=False, show_progress_bar=False
+                                  ).float().cpu()
 
     def token_lengths(self, texts: Sequence[str], chunk: int = 1024) -> list[int]:
         """Each text's token count as the model sees it (truncated at its ``max_seq_length``)."""
