@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 from kedro.io.core import Version
 
-from kgp_kedro.datasets.table import TableDataset
+from kgp_kedro.io.table import TableDataset
 from kgp_kedro.holmes.replies import CALLS_SEPARATOR, parse_reply, reply_fields
 from kgp_kedro.reporting.results import read_answers
 

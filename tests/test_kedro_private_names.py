@@ -13,7 +13,7 @@ The names and where they are used:
 - ``AbstractVersionedDataset._version`` / ``_filepath`` / ``_protocol``, read by
   :mod:`kgp_kedro.runs.integrity` for the version folders of a run;
 - ``HTMLDataset._get_save_path`` / ``_protocol`` / ``_fs`` / ``_fs_open_args_save`` /
-  ``_save_args`` / ``_invalidate_cache``, used by :class:`kgp_kedro.datasets.figure.FigureDataset`;
+  ``_save_args`` / ``_invalidate_cache``, used by :class:`kgp_kedro.io.figure.FigureDataset`;
   ``AbstractVersionedDataset.__init__(filepath, version, exists_function, glob_function)``,
   ``_get_load_path``, ``_get_save_path`` by the EWEK model dataset;
 - ``AbstractDataset._describe`` / ``_exists`` (the hooks Kedro's public ``exists`` and

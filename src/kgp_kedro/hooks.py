@@ -58,7 +58,7 @@ class RawSourcesExist:
     @hook_impl
     def before_pipeline_run(self, run_params, pipeline, catalog) -> None:
         from kgp_kedro.corpus.sources import require_source_path
-        from kgp_kedro.datasets.raw_source import RawSourceDataset
+        from kgp_kedro.io.raw_source import RawSourceDataset
         from kgp_kedro.llm.packaged import require_reader_model
 
         inputs = pipeline.inputs()

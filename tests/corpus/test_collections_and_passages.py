@@ -308,7 +308,7 @@ def test_pack_sentences_never_cuts_a_sentence():
 def test_the_ingest_and_passages_nodes_apply_the_defaults():
     """The stage nodes with the shipped defaults on 40 MuSiQue questions (a pool of 800
     paragraphs): every collection is Table 3's 748 paragraph passages."""
-    from kgp_kedro.datasets.raw_source import raw_source_datasets
+    from kgp_kedro.io.raw_source import raw_source_datasets
     from kgp_kedro.pipelines.ingest.nodes import add_negative_documents, combine_sources
     from kgp_kedro.pipelines.passages.nodes import split_into_passages
 

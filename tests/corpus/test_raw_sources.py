@@ -11,7 +11,7 @@ from kedro.io import DatasetError
 
 from kgp_kedro.config import ParameterError
 from kgp_kedro.config.sections import IngestParams, Source
-from kgp_kedro.datasets.raw_source import RawSourceDataset, raw_source_names
+from kgp_kedro.io.raw_source import RawSourceDataset, raw_source_names
 from tests.conftest import HOTPOT, MUSIQUE, ROOT
 from tests.projects import make_project
 

@@ -101,7 +101,7 @@ def trained(pairs):
 def test_a_seeded_short_training_is_reproducible_and_survives_a_save(pairs, trained, tmp_path):
     from kedro.io.core import Version
 
-    from kgp_kedro.datasets.model_folder import ModelFolderDataset
+    from kgp_kedro.io.model_folder import ModelFolderDataset
 
     made = pairs[2]
     first, seconds = trained

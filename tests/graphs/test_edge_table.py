@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from kgp_kedro.pipelines.parameter_tree import parse_variant
-from kgp_kedro.datasets.edge_table import EdgeTableDataset
+from kgp_kedro.io.edge_table import EdgeTableDataset
 from kgp_kedro.evaluation import kg_quality_rows, seed_passages
 from kgp_kedro.graphs.build import GraphTables, build_variant, stream_variant
 from kgp_kedro.graphs.edge_table import EdgeTable

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pandas as pd
 from kedro.io import DataCatalog, Version
 
-from kgp_kedro.datasets.table import TableDataset
+from kgp_kedro.io.table import TableDataset
 from kgp_kedro.reporting.notebook import load_outputs
 
 

@@ -89,7 +89,7 @@ def _saved(path, table: pd.DataFrame) -> None:
     """``table`` saved as the catalog's versioned table datasets save it."""
     from kedro.io.core import Version
 
-    from kgp_kedro.datasets.table import TableDataset
+    from kgp_kedro.io.table import TableDataset
 
     TableDataset(filepath=str(path), version=Version(None, None)).save(table)
 

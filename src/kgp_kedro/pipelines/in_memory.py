@@ -13,7 +13,7 @@ from kedro.io import DataCatalog, MemoryDataset
 from kedro.pipeline import Pipeline
 from kedro.runner import AbstractRunner, SequentialRunner
 
-from kgp_kedro.datasets.raw_source import raw_source_datasets
+from kgp_kedro.io.raw_source import raw_source_datasets
 from kgp_kedro.graphs.build import GraphTables
 from kgp_kedro.models.embeddings import EmbeddingLookup
 

@@ -100,7 +100,7 @@ class ConfigLoader(OmegaConfigLoader):
     """Kedro's OmegaConfigLoader whose ``parameters`` carry every default of the typed
     parameters (validated first), so ``params:<key>`` exists for every key a node reads, and
     whose ``catalog`` holds a raw dataset per ``ingest.sources`` entry
-    (:func:`kgp_kedro.datasets.raw_source.raw_source_catalog`).
+    (:func:`kgp_kedro.io.raw_source.raw_source_catalog`).
 
     With ``merge_strategy: {parameters: soft}`` (settings.py) an env (``conf/local``, ``--env
     X``) overrides single keys of ``conf/base``. The menus (:data:`SELECTIONS`: ``kg.variants``,
@@ -139,7 +139,7 @@ class ConfigLoader(OmegaConfigLoader):
         if key == "parameters":
             return complete_parameters(value)
         if key == "catalog":  # the raw layer: a dataset per ingest.sources entry (catalog.yml wins)
-            from kgp_kedro.datasets.raw_source import raw_source_catalog
+            from kgp_kedro.io.raw_source import raw_source_catalog
 
             # the merged parameters, not self["parameters"]: only ingest is read (and validated
             # there), so the whole tree is not completed and validated a second time

@@ -22,7 +22,7 @@ def _retrieved(output: Path, methods: Iterable[str]) -> dict[str, pd.DataFrame]:
     has one."""
     from kedro.io.core import Version
 
-    from kgp_kedro.datasets.table import TableDataset
+    from kgp_kedro.io.table import TableDataset
 
     return {m: TableDataset(filepath=str(output / f"retrieved_{m}.parquet"),
                             version=Version(None, None)).load()
@@ -52,7 +52,7 @@ def ahead(recording: Path, output: Path, questions: Path, methods: Sequence[str]
     a table without one of the questions, is an error naming it; nothing is written then."""
     from kedro.io.core import Version
 
-    from kgp_kedro.datasets.table import TableDataset
+    from kgp_kedro.io.table import TableDataset
 
     asked = TableDataset(filepath=str(questions), version=Version(None, None)).load()
     asked = asked["question_id"].astype(str)

@@ -14,7 +14,7 @@ from kgp_kedro.corpus.schema import DOCUMENT_COLUMNS, QUESTION_COLUMNS
 
 def combine_sources(*reads: SourceRead) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """The raw sources (``raw_<source>``: one per ``ingest.sources`` entry, in order, each read
-    by :class:`~kgp_kedro.datasets.raw_source.RawSourceDataset`) as the ``questions`` table, the
+    by :class:`~kgp_kedro.io.raw_source.RawSourceDataset`) as the ``questions`` table, the
     table of each question's own documents, and ``skipped_files``: the files of a documents
     folder left out, each with the reason."""
     questions = [row for read in reads for row in read.questions]

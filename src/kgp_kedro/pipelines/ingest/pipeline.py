@@ -2,7 +2,7 @@
 layer ``raw``) -> questions, each question's documents, the QA questions."""
 from kedro.pipeline import Pipeline, node
 
-from kgp_kedro.datasets.raw_source import raw_source_names
+from kgp_kedro.io.raw_source import raw_source_names
 from kgp_kedro.pipelines.ingest.nodes import (add_negative_documents, combine_sources,
                                               select_qa_questions)
 

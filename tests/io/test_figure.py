@@ -9,8 +9,8 @@ import plotly.graph_objects as go
 import pytest
 from kedro.io import Version
 
-from kgp_kedro.datasets import figure
-from kgp_kedro.datasets.figure import FigureDataset
+from kgp_kedro.io import figure
+from kgp_kedro.io.figure import FigureDataset
 
 
 @pytest.fixture

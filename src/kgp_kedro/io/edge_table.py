@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 from kedro.io.core import DatasetError, get_filepath_str
 
-from kgp_kedro.datasets.table import TableDataset
+from kgp_kedro.io.table import TableDataset
 from kgp_kedro.graphs.edge_table import EdgeTable, chunks_of
 
 

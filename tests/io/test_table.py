@@ -10,7 +10,7 @@ from kedro_datasets.pandas import ParquetDataset
 
 from kgp_kedro.corpus.sources import read_source_with_skipped
 from kgp_kedro.corpus.schema import QUESTION_COLUMNS
-from kgp_kedro.datasets.table import TableDataset
+from kgp_kedro.io.table import TableDataset
 from tests.conftest import ROOT
 
 
