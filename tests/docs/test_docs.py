@@ -57,10 +57,19 @@ PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 INCLUDE = re.compile(r'^--8<-- "([^"]+)"$', re.M)
 
 
+def _included(spec: str) -> str:
+    """An include's text: a whole file (``path``), or one section of it (``path:name``, the
+    lines between its ``--8<-- [start:name]`` and ``--8<-- [end:name]`` markers)."""
+    path, _, name = spec.partition(":")
+    text = (ROOT / path).read_text(encoding="utf-8")
+    if not name:
+        return text
+    return re.search(rf"\[start:{name}\][^\n]*\n(.*?)\n[^\n]*\[end:{name}\]", text, re.S)[1]
+
+
 def _expanded(page: Path) -> str:
     """The page with its ``--8<--`` includes (pymdownx.snippets, paths from the root) inlined."""
-    return INCLUDE.sub(lambda m: (ROOT / m[1]).read_text(encoding="utf-8"),
-                       page.read_text(encoding="utf-8"))
+    return INCLUDE.sub(lambda m: _included(m[1]), page.read_text(encoding="utf-8"))
 
 
 def _blocks(text: str) -> list[str]:

@@ -160,7 +160,7 @@ def test_the_check_names_an_edited_readme(tmp_path):
     copy = tmp_path / "README.md"
     shutil.copy(ROOT / "README.md", copy)
     text = copy.read_text(encoding="utf-8")
-    start = text.index("<!-- results:qa_benchmark/scores")
+    start = text.index("<!-- results:retrieval/table")
     end = text.index("<!-- /results -->", start)
     edited = text[:start] + text[start:end].replace(".", ",", 1) + text[end:]
     copy.write_text(edited, encoding="utf-8")

@@ -38,7 +38,7 @@ BLOCK_OR_CODE = re.compile(f"(?P<code>{CODE.pattern})|{BLOCK.pattern}", re.S | r
 SOURCE_ORDER = ("hotpotqa", "musique", "2wikimultihopqa")
 SOURCE_LABELS = {"hotpotqa": "HotpotQA", "musique": "MuSiQue", "2wikimultihopqa": "2Wiki"}
 # the sections whose figures all come from blocks: (page, heading text)
-RESULTS_SECTIONS = (("README.md", "What you get"),
+RESULTS_SECTIONS = (("README.md", "Results"),
                     ("docs/results.md", "What holds from each paper on this data"))
 # a decimal figure (.52, 37.8, −2.3), not part of a name or a version (0.5B, Qwen2.5, GPT-3.5,
 # 2.13.0)
