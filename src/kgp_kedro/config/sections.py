@@ -189,6 +189,13 @@ class ReadParams(Params):
     # the answer read off the reply: line (its first line, the paper's), short (then a sentence
     # frame around the answer dropped; kgp_kedro.reading.answers), one rule for every method
     answer_form: Literal["line", "short"] = "line"
+    # the kept contexts in the prompt: rank (best first, the paper's), reversed (best last,
+    # nearest the repeated question); the window still cuts the lowest-ranked
+    context_order: Literal["rank", "reversed"] = "rank"
+    # reader: one short call first names the contexts needed, the answer reads those (at least
+    # select_min, the best-ranked added); none: all (kgp_kedro.reading.selection)
+    select: Literal["none", "reader"] = "none"
+    select_min: PosInt = 2
 
     def style(self, method: str) -> str:
         return self.prompt_styles.get(method, self.prompt_styles.get("default", "numbered"))

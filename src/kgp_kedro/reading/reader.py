@@ -10,6 +10,7 @@ from kgp_kedro.llm import LLMClient
 from kgp_kedro.prompts.kgp import qa_prompt
 from kgp_kedro.reading.answers import final_answer
 from kgp_kedro.reading.contexts import fit_contexts, within_passages
+from kgp_kedro.reading.selection import SELECTIONS, select_contexts
 
 logger = logging.getLogger(__name__)
 
@@ -77,6 +78,17 @@ def document_contexts(contexts: list[tuple[tuple[str, ...], str]], passages: pd.
     return out
 
 
+CONTEXT_ORDERS = ("rank", "reversed")
+
+
+def in_prompt_order(contexts: list, order: str) -> list:
+    """The kept ``contexts`` as the prompt lists them: best first (``rank``, the paper's) or
+    best last, nearest the repeated question (``reversed``)."""
+    if order not in CONTEXT_ORDERS:
+        raise ValueError(f"read.context_order must be one of {CONTEXT_ORDERS}, got {order!r}")
+    return contexts[::-1] if order == "reversed" else contexts
+
+
 def _distinct(contexts: list[tuple[tuple[str, ...], str]], exclude: set[str] = frozenset()
               ) -> list[str]:
     """The distinct passage ids of ``contexts`` in order, less ``exclude``."""
@@ -98,7 +110,9 @@ def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.
                  client: LLMClient, method: str, style: str, margin_tokens: int,
                  system_prompt: str | None, max_passages: int | None = None, ran_as: str = "",
                  retrieval_llm_calls: Mapping[str, int] | None = None,
-                 context_form: str = "passages", answer_form: str = "line") -> pd.DataFrame:
+                 context_form: str = "passages", answer_form: str = "line",
+                 context_order: str = "rank", select: str = "none",
+                 select_min: int = 2) -> pd.DataFrame:
     """One answer per question of ``questions``: the prompt holds the method's ranked contexts
     up to ``max_passages`` distinct passages (all when null), as many of them as fit the
     model's window (lowest-ranked cut first, recorded in ``cut_ids``); a failed call gives an empty answer with ``error`` set (even when every
@@ -109,7 +123,11 @@ def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.
     ``context_form`` (:data:`CONTEXT_FORMS`): each passage bare (the paper's), after its
     document's title, or the passages grouped by document (:func:`document_contexts`, always
     numbered); ``answer_form``: how the answer is read off the reply
-    (:func:`kgp_kedro.reading.answers.final_answer`)."""
+    (:func:`kgp_kedro.reading.answers.final_answer`); ``context_order``: the kept contexts
+    best first or best last (:func:`in_prompt_order`; the window still cuts the lowest-ranked);
+    ``select``: ``reader`` asks the reader first which of the kept contexts to read, at least
+    ``select_min`` (:mod:`kgp_kedro.reading.selection`; the ones left out are in ``cut_ids``,
+    the call's tokens and latency in the answer's), ``none`` reads them all."""
     retrieval_llm_calls = retrieval_llm_calls or {}
     texts = passage_texts(passages, context_form)
     if context_form == "documents":
@@ -117,7 +135,7 @@ def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.
         by_passage = passages.drop_duplicates("passage_id").set_index("passage_id")
     by_question = dict(tuple(retrieved.groupby("question_id", sort=False)))
     system, budget = prompt_budget(client, margin_tokens, system_prompt)
-    prompts, meta = [], []
+    offered, meta = [], []
     for q in questions.itertuples(index=False):
         rows = by_question.get(q.question_id)
         contexts = ranked_contexts(rows, texts, style) if rows is not None else []
@@ -126,22 +144,40 @@ def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.
             contexts = document_contexts(contexts, by_passage)
         kept = fit_contexts(q.question, [c for _, c in contexts], client.count_tokens, budget,
                             style)
-        prompts.append([*system, {"role": "user",
-                         "content": qa_prompt(q.question, [c for _, c in contexts[:kept]],
-                                              style)}])
-        # the passages the reader saw (every passage of a kept path) and those cut from it
-        seen = _distinct(contexts[:kept])
+        offered.append(contexts)
         meta.append({"question": q.question, "source": q.source, "question_id": q.question_id,
-                     "method": method,
-                     "context_ids": seen, "n_contexts": kept, "n_cut": len(contexts) - kept,
-                     "cut_ids": _distinct(contexts[kept:], set(seen))})
+                     "method": method, "kept": kept})
+    if select == "reader":
+        chosen = select_contexts(client, [m["question"] for m in meta],
+                                 [[c for _, c in contexts[:m["kept"]]]
+                                  for m, contexts in zip(meta, offered)], select_min)
+    elif select == "none":
+        chosen = [(list(range(m["kept"])), None) for m in meta]
+    else:
+        raise ValueError(f"read.select must be one of {SELECTIONS}, got {select!r}")
+    prompts = []
+    for m, contexts, (picked, _) in zip(meta, offered, chosen):
+        read = [contexts[i] for i in picked]
+        prompts.append([*system, {"role": "user", "content": qa_prompt(
+            m["question"], [c for _, c in in_prompt_order(read, context_order)], style)}])
+        # the passages the reader saw (every passage of a read path) and those it did not (cut
+        # by the window or left out by the selection)
+        seen = _distinct(read)
+        m.update(context_ids=seen, n_contexts=len(read), n_cut=len(contexts) - len(read),
+                 cut_ids=_distinct(contexts, set(seen)))
     completions = client.complete_many(prompts, desc=f"read {method}")
-    rows = [{**m, "answer": final_answer(c.text, m["question"], answer_form),
-             "raw_response": c.text,
-             "prompt_tokens": c.prompt_tokens, "completion_tokens": c.completion_tokens,
-             "latency_ms": c.latency_ms, "cached": c.cached, "error": c.error,
-             "llm_calls": 1 + retrieval_llm_calls.get(m["question_id"], 0), "ran_as": ran_as}
-            for m, c in zip(meta, completions)]
+    rows = []
+    for m, c, (_, s) in zip(meta, completions, chosen):
+        calls = [c] if s is None else [s, c]
+        rows.append({**m, "answer": final_answer(c.text, m["question"], answer_form),
+                     "raw_response": c.text,
+                     "prompt_tokens": sum(x.prompt_tokens for x in calls),
+                     "completion_tokens": sum(x.completion_tokens for x in calls),
+                     "latency_ms": sum(x.latency_ms for x in calls),
+                     "cached": all(x.cached for x in calls),
+                     "error": next((x.error for x in calls if x.error), None),
+                     "llm_calls": len(calls) + retrieval_llm_calls.get(m["question_id"], 0),
+                     "ran_as": ran_as})
     answers = pd.DataFrame(rows, columns=READ_COLUMNS)
     log_read_summary(answers, method)
     return answers

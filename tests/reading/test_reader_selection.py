@@ -1,0 +1,91 @@
+"""Issue 48's reading options on real bundled passages (through a local OpenAI-compatible test
+server): the contexts best last (``read.context_order: reversed``) and the reader's own
+selection of the contexts it reads (``read.select: reader``)."""
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from kgp_kedro.config.sections import ReadParams
+from kgp_kedro.reading import read_answers
+from kgp_kedro.reading.selection import SELECT_INSTRUCTION, parse_selection
+from tests.llm.fake_openai_server import FakeOpenAIServer
+from tests.reading.test_reader_contexts import _client, _two_documents
+
+
+@pytest.mark.parametrize("reply, n, at_least, kept", [
+    ("2, 4", 5, 2, [1, 3]),            # the named contexts, 0-based
+    ("3", 4, 2, [0, 2]),               # one named: the best-ranked other added
+    ("Contexts 7 and 0.", 3, 2, [0, 1]),   # out of range: nothing named, the best two
+    ("1, 2, 3", 3, 2, [0, 1, 2]),      # more than the least: all kept
+    ("4, 1, 4", 4, 1, [0, 3]),         # rank order, each once
+])
+def test_a_selection_reply_keeps_the_named_contexts_then_the_best_ranked(reply, n, at_least,
+                                                                        kept):
+    assert parse_selection(reply, n, at_least) == kept
+
+
+def _reply(prompt: str) -> str:
+    """A fake reader: names context 3 when asked to select, else answers."""
+    return "3" if SELECT_INSTRUCTION in prompt else "an answer"
+
+
+def test_the_reader_selects_the_contexts_its_answering_call_reads(hotpot_passages):
+    questions, passages = hotpot_passages
+    qa, retrieved, own, (a0, a1, b0, b1) = _two_documents(questions, passages)
+    with FakeOpenAIServer(reply=_reply) as server:
+        answer = read_answers(qa, retrieved, passages, _client(server), "dpr", "numbered", 16,
+                              None, context_form="titled", select="reader").iloc[0]
+        select, read = (r["messages"][-1]["content"] for r in server.requests)
+    # ranked b1, a1, b0, a0: the selection call saw all four, named the third (b0); the best
+    # ranked (b1) is added to make two, and the answer reads those two in rank order
+    assert f"4: {own.at[a0, 'title']}: {own.at[a0, 'text']}" in select
+    assert f"CONTEXT:\n\n1: {own.at[b1, 'title']}: {own.at[b1, 'text']}\n\n" in read
+    assert f"2: {own.at[b0, 'title']}: {own.at[b0, 'text']}\n\n=====" in read
+    assert own.at[a1, "text"] not in read and own.at[a0, "text"] not in read
+    assert list(answer["context_ids"]) == [b1, b0] and list(answer["cut_ids"]) == [a1, a0]
+    assert answer["n_contexts"] == 2 and answer["n_cut"] == 2
+    # both calls counted: the fake server's tokens are the prompt's words
+    assert answer["llm_calls"] == 2 and answer["answer"] == "an answer"
+    assert answer["prompt_tokens"] == len(select.split()) + len(read.split())
+    assert answer["completion_tokens"] == 2
+
+
+def test_no_selection_call_where_the_least_kept_is_all_there_is(hotpot_passages):
+    questions, passages = hotpot_passages
+    qa, retrieved, own, (a0, a1, b0, b1) = _two_documents(questions, passages)
+    with FakeOpenAIServer(reply=_reply) as server:
+        # two documents, at least two kept: nothing to select, one call
+        answer = read_answers(qa, retrieved, passages, _client(server), "kgp", "numbered", 16,
+                              None, context_form="documents", select="reader").iloc[0]
+    assert len(server.requests) == 1 and answer["llm_calls"] == 1
+    assert list(answer["context_ids"]) == [b0, b1, a0, a1] and answer["n_cut"] == 0
+
+
+def test_reversed_order_puts_the_best_context_last(hotpot_passages):
+    questions, passages = hotpot_passages
+    qa, retrieved, own, (a0, a1, b0, b1) = _two_documents(questions, passages)
+    with FakeOpenAIServer(reply=_reply) as server:
+        answer = read_answers(qa, retrieved, passages, _client(server), "kgp", "numbered", 16,
+                              None, context_form="documents", context_order="reversed").iloc[0]
+        prompt = server.requests[-1]["messages"][-1]["content"]
+    doc_b = f"{own.at[b0, 'title']}: {own.at[b0, 'text']} {own.at[b1, 'text']}"
+    doc_a = f"{own.at[a0, 'title']}: {own.at[a0, 'text']} {own.at[a1, 'text']}"
+    # B holds the best-ranked passage: it comes last, right before the repeated question
+    assert f"CONTEXT:\n\n1: {doc_a}\n\n2: {doc_b}\n\n=====" in prompt
+    assert list(answer["context_ids"]) == [b0, b1, a0, a1]
+
+
+def test_unknown_order_and_selection_are_refused_naming_the_key(hotpot_passages):
+    for key, value in (("context_order", "random"), ("select", "oracle"), ("select_min", 0)):
+        with pytest.raises(ValidationError, match=key):
+            ReadParams(**{key: value})
+    questions, passages = hotpot_passages
+    qa, retrieved, _, _ = _two_documents(questions, passages)
+    with FakeOpenAIServer(reply=_reply) as server:
+        with pytest.raises(ValueError, match="read.select"):
+            read_answers(qa, retrieved, passages, _client(server), "dpr", "numbered", 16, None,
+                         select="oracle")
+        with pytest.raises(ValueError, match="read.context_order"):
+            read_answers(qa, retrieved, passages, _client(server), "dpr", "numbered", 16, None,
+                         context_order="random")
