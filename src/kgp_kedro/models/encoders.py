@@ -145,10 +145,10 @@ class SentenceEncoder:
 
     def _encode_alone(self, texts: list[str], out, bar) -> None:
         """Each text in a forward pass of its own on one PyTorch thread, as many at once as
-        PyTorch had threads: a vector's arithmetic then depends on its text alone. On 2 cores
-        this is also faster than batches on 2 threads (400 HotpotQA passages: bf16 3.2 s
-        against 4.4 s, fp32 5.9 s against 6.2 s on an Intel Xeon with AMX;
-        ``benchmarks/bench_encoder.py``)."""
+        PyTorch had threads: a vector's arithmetic then depends on its text alone, by
+        construction (a batch of a fixed shape kept rows apart on one CPU, but nothing promises
+        it on the next). The price: about half the rate of batches of equal-length texts on 2
+        threads (``benchmarks/bench_encoder.py``)."""
         import torch
 
         workers = torch.get_num_threads()
@@ -158,18 +158,27 @@ class SentenceEncoder:
                 bar.update(1)
 
     def _vectors(self, texts: list[str]):
-        """The model's un-normalised output for ``texts`` (one forward pass), as float32."""
-        return self._model.encode(texts, batch_size=len(texts), convert_to_tensor=True,
-                                  normalize_embeddings=False, show_progress_bar=False
-                                  ).float().cpu()
+        """The model's un-normalised output for ``texts`` (one forward pass), as float32: what
+        ``SentenceTransformer.encode`` computes, without its per-call sorting and bookkeeping
+        (a quarter of the time for a text alone)."""
+        import torch
+
+        from sentence_transformers.util import batch_to_device
+
+        features = batch_to_device(self._tokenize(texts), self._model.device)
+        with torch.inference_mode():   # thread-local: set in the pool's threads too
+            return self._model.forward(features)["sentence_embedding"].float().cpu()
+
+    def _tokenize(self, texts: list[str]) -> dict:
+        tokenize = getattr(self._model, "preprocess", None) or \
+            self._model.tokenize   # the name before sentence-transformers 6.x
+        return tokenize(texts)
 
     def token_lengths(self, texts: Sequence[str], chunk: int = 1024) -> list[int]:
         """Each text's token count as the model sees it (truncated at its ``max_seq_length``)."""
-        tokenize = getattr(self._model, "preprocess", None) or \
-            self._model.tokenize   # the name before sentence-transformers 6.x
         lengths: list[int] = []
         for part in chunks(texts, chunk):
-            features = tokenize(list(part))
+            features = self._tokenize(list(part))
             lengths.extend(int(n) for n in features["attention_mask"].sum(dim=1))
         return lengths
 
