@@ -79,12 +79,16 @@ def test_conf_local_credentials_are_read_under_another_env(tmp_path, monkeypatch
 
 
 def test_an_ask_run_without_a_folder_stops_naming_the_key(tmp_path):
-    """`kedro run --env ask` alone would ask base's benchmark questions: it stops first."""
+    """`kedro run --env ask` alone would ask base's benchmark questions: it stops first, with
+    the error the config gives questions asked without a folder."""
     from kgp_kedro.config import ParameterError
+    from kgp_kedro.config.sections import ask_folder_missing
 
     project = make_project(tmp_path)
-    with pytest.raises(ParameterError, match=r"^ask\.folder: missing"):
+    with pytest.raises(ParameterError) as stopped:
         run_pipeline(project, "__default__", env="ask")
+    assert str(stopped.value) == str(ask_folder_missing())
+    assert stopped.value.key == "ask.folder"
     written = [p for p in (project / "data").rglob("*") if p.is_file() and "01_raw" not in p.parts]
     assert written == []
 

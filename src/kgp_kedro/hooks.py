@@ -30,25 +30,15 @@ class ValidateParameters:
             pipelines.set_requested(requested)
 
 
-def require_ask_folder(ask: dict, ingest: dict) -> None:
-    """An ask run needs ``ask.folder`` (or a documents folder among ``ingest.sources``)."""
-    from kgp_kedro.config.base import ParameterError
-
-    if ask.get("folder") is None and not any(
-            source.get("dataset") == "documents" for source in ingest.get("sources") or []):
-        raise ParameterError("ask.folder", "missing: the folder of documents to ask, e.g. "
-                             "kedro run --env ask --params \"ask.folder=<dir>,"
-                             "ask.questions=<questions.txt>\"")
-
-
 class RawSourcesExist:
     """A raw source the run reads whose path does not exist stops the run before any node,
     naming the parameter key: a ``raw_<source>`` dataset (an ``ingest.sources`` entry), or a
     train file of a stage the run includes (``train.sources``, ``ewek.training.sources``,
-    ``holmes.auxiliary.sources``); an ask run (the ``ask`` stage) with neither ``ask.folder``
-    nor a documents folder among the sources stops too, naming ``ask.folder``; so does a run that
-    reads answers with a local model that is not installed (``llm.local.model``). Registered last
-    in ``settings.HOOKS`` so that it runs before the other hooks' ``before_pipeline_run``."""
+    ``holmes.auxiliary.sources``); an ask run (the ``ask`` stage) with no documents folder among
+    the sources (``ask.folder`` is one when set) stops too, with the config's error for a
+    missing ask folder; so does a run that reads answers with a local model that is not
+    installed (``llm.local.model``). Registered last in ``settings.HOOKS`` so that it runs
+    before the other hooks' ``before_pipeline_run``."""
 
     TRAIN_FILES = {"params:train": ("sources",), "params:ewek": ("training", "sources"),
                    "params:holmes": ("auxiliary", "sources")}
@@ -57,13 +47,16 @@ class RawSourcesExist:
 
     @hook_impl
     def before_pipeline_run(self, run_params, pipeline, catalog) -> None:
+        from kgp_kedro.config.sections import ask_folder_missing
         from kgp_kedro.corpus.sources import require_source_path
         from kgp_kedro.io.raw_source import RawSourceDataset
         from kgp_kedro.llm.packaged import require_reader_model
 
         inputs = pipeline.inputs()
-        if "params:ask" in inputs and "params:ask" in catalog:
-            require_ask_folder(catalog.load("params:ask"), catalog.load("params:ingest"))
+        if "params:ask" in inputs and "params:ingest" in catalog and not any(
+                source.get("dataset") == "documents"
+                for source in catalog.load("params:ingest").get("sources") or []):
+            raise ask_folder_missing()
         if "params:llm" in inputs and inputs & self.READING and "params:llm" in catalog:
             require_reader_model(catalog.load("params:llm"))
         for name in sorted(inputs):

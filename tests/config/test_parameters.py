@@ -292,15 +292,17 @@ def test_the_ask_env_takes_a_folder_and_questions_as_scalar_params(tmp_path):
                                      ({"folder": "no/such/folder"}, "ask.folder"),
                                      ({"folder": ".", "questions": "no/such.txt"},
                                       "ask.questions"),
-                                     ({"folder": ".", "question": "x", "questions": "x.txt"},
+                                     ({"folder": ".", "question": "x",
+                                       "questions": str(ROOT / "pyproject.toml")},
                                       "ask.question"),
                                      ({"folder": ".", "method": "nope"}, "ask.method"),
                                      ({"folder": ".", "sanity": "nope"}, "ask.sanity")])
-def test_ask_mistakes_name_the_key(raw, ask, key):
-    raw["ask"].update(ask)
-    if ask.get("questions") == "x.txt":
-        raw["ask"]["questions"] = str(ROOT / "pyproject.toml")
-    assert _error(raw).key == key
+def test_ask_mistakes_name_the_key_when_the_parameters_are_loaded(ask, key):
+    """The config loader applies ``ask.folder`` to the merged tree, so a mistake in any ask
+    key stops the loading, naming the key."""
+    with pytest.raises(ParameterError) as info:
+        _ask_env({"ask": ask})
+    assert info.value.key == key
 
 
 def test_a_store_only_run_needs_a_store(raw):

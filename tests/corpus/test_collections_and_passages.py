@@ -184,8 +184,6 @@ def test_collection_size_parameters_are_validated():
     assert params.collection_size == TABLE3
     off = validate(IngestParams, {"sources": sources, "collection_size": None}, "ingest")
     assert off.collection_size is None
-    with pytest.raises(ParameterError, match=r"ingest\.collection_size\.iirc"):
-        validate(IngestParams, {"sources": sources, "collection_size": {"iirc": 1120}}, "ingest")
     with pytest.raises(ParameterError, match=r"ingest\.collection_size\.musique"):
         validate(IngestParams, {"sources": sources, "collection_size": {"musique": 0}}, "ingest")
     assert PassagesParams().paragraph_datasets == ["musique"]

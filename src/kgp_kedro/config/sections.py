@@ -7,25 +7,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from pydantic import AfterValidator, Field, model_validator
+from pydantic import Field, model_validator
 
 from kgp_kedro.config.base import Int, NonNegInt, ParameterError, Params, PosInt
 from kgp_kedro.prompts.ask import ANALYST_INSTRUCTION
 
 
 
-def _registered_dataset(name: str) -> str:
-    from kgp_kedro.corpus.sources.base import DATASET_READERS
-
-    if name not in DATASET_READERS.names():
-        raise ValueError(f"unknown dataset {name!r}; known: {', '.join(DATASET_READERS.names())}")
-    return name
-
-
-# a dataset with a registered reader (kgp_kedro.corpus.sources.base.DATASET_READERS)
-Dataset = Annotated[str, AfterValidator(_registered_dataset)]
+# a dataset's name: validate_parameters (kgp_kedro.pipelines.parameter_tree) checks each one
+# against the dataset readers' registry, as it checks builders and retrievers against theirs
+Dataset = str
 
 
 class Source(Params):
@@ -256,17 +249,24 @@ class DaskParams(Params):
     threads_per_worker: PosInt = 1     # the local cluster's threads per worker
 
 
+def ask_folder_missing() -> ParameterError:
+    """The error of questions asked, or an ask run, without a folder of documents."""
+    return ParameterError("ask.folder", "missing: the folder of documents the questions are "
+                          "asked over, e.g. kedro run --env ask --params \"ask.folder=<dir>,"
+                          "ask.questions=<questions.txt>\"")
+
+
 def with_ask_folder(raw: Mapping[str, Any]) -> Mapping[str, Any]:
     """``raw`` with ``ask.folder``, when set, as its one ingest source: a documents folder whose
     questions are ``ask.questions`` (a file) or ``ask.question`` (one question), else its own
     ``questions.jsonl``. A folder or questions file that does not exist, or both questions
-    keys, are errors naming the ``ask`` key."""
+    keys, are errors naming the ``ask`` key. Applied once, by the config loader
+    (:class:`kgp_kedro.pipelines.parameters.ConfigLoader`) on the merged parameter tree."""
     ask = raw.get("ask") or {}
     folder, file, one = ask.get("folder"), ask.get("questions"), ask.get("question")
     if folder is None:
         if file is not None or one is not None:
-            raise ParameterError("ask.folder", "missing: the folder of documents the questions "
-                                 "are asked over (--params ask.folder=<dir>)")
+            raise ask_folder_missing()
         return raw
     if not Path(str(folder)).is_dir():
         raise ParameterError("ask.folder", f"not a folder: {folder}")

@@ -53,11 +53,10 @@ def raw_source_names(sources: list[Any]) -> list[str]:
 
 def raw_source_catalog(parameters: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """Catalog entries (as in ``catalog.yml``) of the raw dataset of every ``ingest.sources``
-    entry of a parameter tree; none without ``ingest``."""
+    entry of a parameter tree (as the config loader merged it); none without ``ingest``."""
     from kgp_kedro.config import validate
-    from kgp_kedro.config.sections import IngestParams, with_ask_folder
+    from kgp_kedro.config.sections import IngestParams
 
-    parameters = with_ask_folder(parameters)
     if not parameters.get("ingest"):
         return {}
     ingest = validate(IngestParams, parameters["ingest"], "ingest")

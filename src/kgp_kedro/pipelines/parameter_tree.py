@@ -18,6 +18,7 @@ from pydantic import Field, ValidationError
 from kgp_kedro.config import sections as s
 from kgp_kedro.config.base import (ParameterError, Params, PosInt, parse_named, setting_label,
                                    validate)
+from kgp_kedro.corpus.sources.base import DATASET_READERS
 from kgp_kedro.evaluation.qa_scores import metric_columns
 from kgp_kedro.ewek.params import EwekParams
 from kgp_kedro.graphs.builders import BUILDERS, GraphBuilder
@@ -187,10 +188,28 @@ def _known(values: list[str], allowed: Mapping[str, Any] | list[str], key: str, 
                                  f"(configured: {', '.join(allowed)})")
 
 
+def _registered_datasets(blocks: Mapping[str, Any]) -> None:
+    """Every dataset a block names (a source's, ``ingest.collection_size``'s keys,
+    ``passages.paragraph_datasets``) has a reader in the dataset readers' registry."""
+    ingest, train = blocks["ingest"], blocks["train"]
+    named = [*((f"ingest.sources[{i}].dataset", source.dataset)
+               for i, source in enumerate(ingest.sources)),
+             *((f"ingest.collection_size.{name}", name) for name in ingest.collection_size or {}),
+             *((f"passages.paragraph_datasets[{i}]", name)
+               for i, name in enumerate(blocks["passages"].paragraph_datasets))]
+    for key, sources in (("train.sources", train.sources),
+                         ("ewek.training.sources", blocks["ewek"].training.sources),
+                         ("holmes.auxiliary.sources", blocks["holmes"].auxiliary.sources)):
+        named += [(f"{key}[{i}].dataset", source.dataset) for i, source in enumerate(sources)]
+    for key, name in named:
+        if name not in DATASET_READERS.names():
+            raise ParameterError(key, f"unknown dataset {name!r}; known: "
+                                      f"{', '.join(DATASET_READERS.names())}")
+
+
 def validate_parameters(raw: Mapping[str, Any]) -> Parameters:
-    """Validate a whole parameter tree (as Kedro's config loader returns it; ``ask.folder``
-    replaces ``ingest.sources``: :func:`~kgp_kedro.config.sections.with_ask_folder`)."""
-    raw = s.with_ask_folder(raw)
+    """Validate a whole parameter tree (as Kedro's config loader returns it, ``ask.folder``
+    already the ingest source: :func:`~kgp_kedro.config.sections.with_ask_folder`)."""
     unknown = sorted(set(raw) - set(SECTIONS))
     if unknown:
         raise ParameterError(unknown[0], f"unknown parameter block; the blocks are "
@@ -198,6 +217,7 @@ def validate_parameters(raw: Mapping[str, Any]) -> Parameters:
     if "ingest" not in raw:
         raise ParameterError("ingest", "missing: configure ingest.sources")
     blocks = {name: validate(model, raw.get(name), name) for name, model in SECTIONS.items()}
+    _registered_datasets(blocks)
     variants = {name: parse_variant(name, spec, f"kg.variants.{name}")
                 for name, spec in blocks["kg"].variants.items()}
     methods = {name: parse_method(name, spec, f"retrieve.methods.{name}")
@@ -292,7 +312,6 @@ def _graph_setting(ref: GraphRef, variants: dict[str, Variant], needed: bool) ->
 def complete_parameters(raw: Mapping[str, Any]) -> dict[str, Any]:
     """``raw`` with every default filled in (the models' values), so that every key a node may
     read as ``params:<key>`` exists although the YAML only overrides. Validates first."""
-    raw = s.with_ask_folder(raw)
     params = validate_parameters(raw)
     tree: dict[str, Any] = {name: validate(model, raw.get(name), name).model_dump(mode="json")
                             for name, model in SECTIONS.items() if name in raw or name != "ingest"}

@@ -16,6 +16,7 @@ from typing import Any
 
 from kedro.config import OmegaConfigLoader
 
+from kgp_kedro.config.sections import with_ask_folder
 from kgp_kedro.pipelines.parameter_tree import Parameters, complete_parameters, validate_parameters
 
 _active: tuple[Any, Parameters] | None = None
@@ -109,6 +110,10 @@ class ConfigLoader(OmegaConfigLoader):
     others too; ``--params`` adds to the selection. ``retrieve.graph.setting`` and a variant's
     ``sweep`` are selections too (of hyperparameters).
 
+    ``ask.folder`` is applied here, once, on the merged tree: when set, it is the one ingest
+    source (:func:`~kgp_kedro.config.sections.with_ask_folder`), so the parameters and the raw
+    datasets of the catalog both see it.
+
     The catalog of an env other than the default run env (``local``) writes under
     ``data/<env>/`` (:func:`env_outputs`)."""
 
@@ -118,8 +123,10 @@ class ConfigLoader(OmegaConfigLoader):
                                  *args: Any, **kwargs: Any) -> dict[str, Any]:
         config = super()._resolve_from_raw_config(key, base_configs, env_configs, *args,
                                                   **kwargs)
-        if key != "parameters" or self.merge_strategy.get(key) != "soft":
+        if key != "parameters":
             return config
+        if self.merge_strategy.get(key) != "soft":
+            return with_ask_folder(config)
         for path in SELECTIONS:
             chosen: dict[tuple[str, ...], set[str]] = {}
             for source in (*env_configs.values(), self.runtime_params or {}):
@@ -132,7 +139,7 @@ class ConfigLoader(OmegaConfigLoader):
                     parent = parent[part]
                 parent[where[-1]] = {name: entry for name, entry in parent[where[-1]].items()
                                      if name in names}
-        return config
+        return with_ask_folder(config)
 
     def __getitem__(self, key: str) -> Any:
         value = super().__getitem__(key)
