@@ -2,12 +2,12 @@
 retrieve and pooled stages (a stage imports no other stage)."""
 from __future__ import annotations
 
-from functools import partial, update_wrapper
 from typing import Any
 
 import pandas as pd
 from kedro.pipeline import Pipeline, node
 
+from kgp_kedro.pipelines.binding import bound
 from kgp_kedro.pipelines.parameter_tree import parse_method
 from kgp_kedro.graphs.build import GraphTables
 from kgp_kedro.models.embeddings import EmbeddingLookup
@@ -72,8 +72,7 @@ def method_pipeline(method, params, output: str, questions: str = "questions",
         inputs["llm"] = "params:llm"
     for trained in needs.trained:   # the train stage's model folder, for model: trained:<name>
         inputs[f"trained_{trained}"] = f"trained_{params.train.kind_of(trained)}_{trained}"
-    func = update_wrapper(partial(retrieve_passages, name=method.name, setting=setting,
-                                  scope=scope), retrieve_passages)
+    func = bound(retrieve_passages, name=method.name, setting=setting, scope=scope)
     datasets = {v for v in inputs.values() if not v.startswith("params:")}
     return Pipeline([node(func, inputs, output, name="retrieve")],
                     namespace=namespace or method.name,

@@ -3,10 +3,10 @@ then one answer node per ``holmes.methods`` entry writing ``answers_<method>`` (
 method that reads facts, ``holmes_read_<method>``: what its reader read, which the report
 stage records). With ``holmes.replay`` a fact-reading method's reader reads that recording
 instead, and none of the KG stages runs."""
-from functools import partial, update_wrapper
 
 from kedro.pipeline import Pipeline, node
 
+from kgp_kedro.pipelines.binding import bound
 from kgp_kedro.pipelines.holmes.nodes import (answer_base, answer_with_facts, build_schema,
                                               extract_hyper_triples, link_entities,
                                               mine_auxiliary, prune_facts, replay_with_facts)
@@ -35,16 +35,16 @@ def create_pipeline(params) -> Pipeline:
     for name, method in holmes.methods.items():
         outputs = [f"answers_{name}", f"holmes_read_{name}"]
         if method.method().reads_facts and holmes.replay:
-            func = update_wrapper(partial(replay_with_facts, name=name), replay_with_facts)
+            func = bound(replay_with_facts, name=name)
             inputs = ["qa_questions", "passages", "params:holmes", "params:llm", "params:read"]
         elif method.method().reads_facts:
-            func = update_wrapper(partial(answer_with_facts, name=name), answer_with_facts)
+            func = bound(answer_with_facts, name=name)
             inputs = ["qa_questions", "holmes_pruned_facts", "holmes_schema",
                       "holmes_entity_documents", "holmes_hyper_triples", "documents",
                       "passages", "params:holmes", encoder, "params:llm", "params:read"]
         else:
             outputs = f"answers_{name}"
-            func = update_wrapper(partial(answer_base, name=name), answer_base)
+            func = bound(answer_base, name=name)
             inputs = ["qa_questions", "documents", "passages", "params:holmes", "params:llm",
                       "params:read"]
         nodes.append(node(func, inputs, outputs, name=f"answer_{name}"))

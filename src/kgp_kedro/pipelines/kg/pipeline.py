@@ -1,15 +1,11 @@
 """kg: one namespace per KG variant of ``kg.variants``, writing ``kg_nodes_<variant>`` and
 ``kg_edges_<variant>``; the builder (a registered class) decides the extra inputs: its own
 per-passage features, passage embeddings."""
-from functools import partial, update_wrapper
 
 from kedro.pipeline import Pipeline, node
 
+from kgp_kedro.pipelines.binding import bound
 from kgp_kedro.pipelines.kg.nodes import build_graphs, featurize_passages
-
-
-def _named(func, **bound):
-    return update_wrapper(partial(func, **bound), func)
 
 
 def variant_pipeline(variant) -> Pipeline:
@@ -20,7 +16,7 @@ def variant_pipeline(variant) -> Pipeline:
     nodes = []
     if variant.builder.features:
         features = f"passage_{variant.builder.features}_{name}"
-        nodes.append(node(_named(featurize_passages, name=name), ["passages", "params:variant"],
+        nodes.append(node(bound(featurize_passages, name=name), ["passages", "params:variant"],
                           "features", name=f"find_{variant.builder.features}"))
         inputs["features"] = "features"
         outputs["features"] = features
@@ -32,7 +28,7 @@ def variant_pipeline(variant) -> Pipeline:
         inputs["encoder"] = "params:encoder"
         free.add(inputs["embeddings"])
         parameters["params:encoder"] = f"params:embed.encoders.{variant.embeddings}"
-    nodes.append(node(_named(build_graphs, name=name), inputs, ["kg_nodes", "kg_edges"],
+    nodes.append(node(bound(build_graphs, name=name), inputs, ["kg_nodes", "kg_edges"],
                       name="build_graphs"))
     return Pipeline(nodes, namespace=name, inputs=free, outputs=outputs, parameters=parameters,
                     tags=["kg"])

@@ -1,8 +1,8 @@
 """kg_quality: how well each KG variant's seed neighbourhoods cover the supporting passages."""
-from functools import partial, update_wrapper
 
 from kedro.pipeline import Pipeline, node
 
+from kgp_kedro.pipelines.binding import bound
 from kgp_kedro.pipelines.kg_quality.nodes import (find_seeds, plot_kg_quality_figure,
                                                   score_neighbourhoods, summarise_kg_quality,
                                                   tabulate_kg_stats)
@@ -11,8 +11,7 @@ from kgp_kedro.pipelines.kg_quality.nodes import (find_seeds, plot_kg_quality_fi
 def create_pipeline(params) -> Pipeline:
     variants = list(params.variants)
     scoring = [
-        Pipeline([node(update_wrapper(partial(score_neighbourhoods, variant=name),
-                                      score_neighbourhoods),
+        Pipeline([node(bound(score_neighbourhoods, variant=name),
                        ["questions", "passages", "kg_seeds", "kg_nodes", "kg_edges"],
                        "kg_quality_rows", name="score_neighbourhoods")],
                  namespace=name,

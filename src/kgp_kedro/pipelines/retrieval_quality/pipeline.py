@@ -1,10 +1,10 @@
 """retrieval_quality: compares the retrieval methods in the per-question and the pooled scope
 (scores, and the hop histogram of their paths),
 and runs the branching-factor and collection-size sweeps."""
-from functools import partial, update_wrapper
 
 from kedro.pipeline import Pipeline, node
 
+from kgp_kedro.pipelines.binding import bound
 from kgp_kedro.pipelines.retrieval_quality.nodes import (count_hops, plot_branching_sweep,
                                                          plot_collection_size,
                                                          plot_retrieval_recall,
@@ -30,15 +30,13 @@ def create_pipeline(params) -> Pipeline:
         node(plot_retrieval_recall, "retrieval_summary", "retrieval_figure",
              name="plot_retrieval_recall"),
         node(count_hops, retrieved, "hop_histogram", name="count_hops"),
-        node(update_wrapper(partial(sweep_branching, setting=params.graph_setting),
-                            sweep_branching),
+        node(bound(sweep_branching, setting=params.graph_setting),
              {"questions": "questions", "passages": "passages", **common,
               "nodes": f"kg_nodes_{graph}", "edges": f"kg_edges_{graph}"},
              "branching_sweep", name="sweep_branching_factor"),
         node(plot_branching_sweep, "branching_sweep", "branching_sweep_figure",
              name="plot_branching_sweep"),
-        node(update_wrapper(partial(sweep_sizes, variant_name=graph,
-                                    setting=params.graph_setting), sweep_sizes),
+        node(bound(sweep_sizes, variant_name=graph, setting=params.graph_setting),
              {"questions": "questions", "own_documents": "own_documents", **common,
               "passages": "params:passages", "seed": "params:ingest.seed",
               "variant": f"params:kg.variants.{graph}", **features},

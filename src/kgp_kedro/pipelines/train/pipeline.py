@@ -1,10 +1,10 @@
 """train: one node per ``train.encoders`` or ``train.generators`` entry a retrieve method names
 as ``trained:<name>`` (none: an empty stage), writing ``trained_encoder_<name>`` or
 ``trained_generator_<name>`` (a model folder, data/06_models) and ``training_report_<name>``."""
-from functools import partial, update_wrapper
 
 from kedro.pipeline import Pipeline, node
 
+from kgp_kedro.pipelines.binding import bound
 from kgp_kedro.pipelines.train.nodes import (read_train_sources, train_bi_encoder,
                                              train_generator_model)
 
@@ -24,7 +24,7 @@ def create_pipeline(params) -> Pipeline:
     for name in names:
         kind = params.train.kind_of(name)
         train = train_bi_encoder if kind == "encoder" else train_generator_model
-        nodes.append(node(update_wrapper(partial(train, name=name), train),
+        nodes.append(node(bound(train, name=name),
                           ["train_questions", "train_passages", "params:train"],
                           [f"trained_{kind}_{name}", f"training_report_{name}"],
                           name=f"train_{name}"))
