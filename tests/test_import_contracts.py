@@ -3,8 +3,13 @@ in ``make test``) name every stage: a folder added to ``pipelines/`` and left ou
 stages' independence contract would be free to import the other stages."""
 from __future__ import annotations
 
-import tomllib
+import sys
 from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:   # Python 3.10: the same parser, as the package tomli (the test extra installs it)
+    import tomli as tomllib
 
 import kgp_kedro.pipelines
 
