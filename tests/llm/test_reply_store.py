@@ -129,3 +129,24 @@ def test_a_store_only_client_answers_from_the_store_and_names_a_missing_call(tmp
     with pytest.raises(MissingReplyError, match=rf"{tmp_path}.*{key}.*Say no"):
         replay.complete(missing)
     assert replay.calls == 0 and len(ReplyStore(tmp_path)) == 1
+
+
+def test_a_store_only_client_reads_the_store_alone_not_the_call_cache(tmp_path):
+    """A reply this machine's call cache holds but the store lacks stops a store-only run
+    (the store is proved complete, not the cache), and nothing is copied into the store; a
+    client that is not store-only answers it from the cache and copies it."""
+    params = {"backend": "openai", "store": str(tmp_path / "store"),
+              "cache": str(tmp_path / "calls.sqlite"), "sampling": {"max_tokens": 2},
+              "openai": {"model": "m", "base_url": "http://127.0.0.1:9/v1", "max_retries": 0,
+                         "timeout": 1}}
+    replay = make_llm({**params, "store_only": True})
+    messages = [{"role": "user", "content": "Say yes."}]
+    key = call_key(replay.backend.kind, replay.backend.model, messages, replay.sampling)
+    replay.cache.put(key, REPLY)
+    with pytest.raises(MissingReplyError, match=key):
+        replay.complete(messages)
+    assert replay.calls == 0 and len(ReplyStore(tmp_path / "store")) == 0
+    resumed = make_llm(params)
+    assert resumed.complete(messages).text == REPLY["text"] and resumed.calls == 0
+    assert ReplyStore(tmp_path / "store").get(key) == REPLY
+

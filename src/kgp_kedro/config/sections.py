@@ -148,9 +148,9 @@ class LLMParams(Params):
     # the committed reply store (llm/store.py): read before the cache and the model, every
     # reply added; a benchmark env sets results/llm; null: none
     store: str | None = None
-    # true: every reply must come from the store (or the call cache); a call they lack stops
-    # the run, naming it, before anything is sent: a committed benchmark reproduced with no
-    # model call
+    # true: every reply must come from the store alone (the call cache is not read); a call
+    # it lacks stops the run, naming it, before anything is sent: a committed benchmark
+    # reproduced with no model call, which proves the store holds every reply it needs
     store_only: bool = False
     sampling: SamplingParams = Field(default_factory=SamplingParams)
     local: LocalLLMParams = Field(default_factory=LocalLLMParams)

@@ -36,15 +36,16 @@ class Completion:
 
 
 class MissingReplyError(LookupError):
-    """A call that a store-only client (``llm.store_only``) found neither in the store nor in
-    the call cache: it is never sent to the model."""
+    """A call that a store-only client (``llm.store_only``) did not find in the store (the
+    call cache is not read): it is never sent to the model."""
 
 
 class LLMClient:
     """A backend behind the reply store and the call cache. A call answered by the store
     (``store``, read first) or the cache is never sent; a reply the backend gives is added to
-    both, and one found only in the cache is copied into the store. With ``store_only`` a call
-    neither answers raises :class:`MissingReplyError` instead of reaching the backend.
+    both, and one found only in the cache is copied into the store. With ``store_only`` only
+    the store answers (the cache is not read): a call it lacks raises
+    :class:`MissingReplyError` instead of reaching the backend.
     ``calls`` counts backend calls actually made; ``requests`` counts every :meth:`complete`."""
 
     def __init__(self, backend, cache: CallCache | None = None, temperature: float = 0.0,
@@ -103,9 +104,13 @@ class LLMClient:
 
     def _stored(self, key: str) -> dict[str, Any] | None:
         """The reply kept under ``key``: the store's, else the cache's (then copied into the
-        store, so the committed store holds every reply a run used)."""
+        store, so the committed store holds every reply a run used). A store-only client reads
+        the store alone: a reply only this machine's cache holds does not count, so a run that
+        ends proves the store complete, and nothing is written to it."""
         if self.store is not None and (hit := self.store.get(key)) is not None:
             return hit
+        if self.store_only:
+            return None
         hit = self.cache.get(key) if self.cache is not None else None
         if hit is not None and self.store is not None:
             self.store.put(key, hit)
@@ -135,8 +140,8 @@ def make_llm(params: Mapping[str, Any], cache_path: str | None = None) -> LLMCli
     """The client described by ``parameters_llm.yml``'s ``llm`` block: ``backend`` (``local``
     or ``openai``), that backend's options under its own name, ``sampling``, ``cache`` (a
     SQLite path; null disables it) and ``store`` (the committed reply store's directory, e.g.
-    ``results/llm``; null: none), and ``store_only`` (true: a call the store and the cache
-    lack raises :class:`MissingReplyError`). Backends are loaded once per process."""
+    ``results/llm``; null: none), and ``store_only`` (true: the store alone answers, a call it
+    lacks raises :class:`MissingReplyError`). Backends are loaded once per process."""
     kind = params.get("backend", "local")
     if kind not in LLM_BACKENDS.names():
         raise ValueError(f"llm.backend must be one of {LLM_BACKENDS.names()}, got {kind!r}")

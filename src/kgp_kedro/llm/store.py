@@ -15,15 +15,13 @@ read with an error naming the file and the line.
 """
 from __future__ import annotations
 
-import fcntl
 import json
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from kgp_kedro.plumbing.atomic import write_atomic
+from kgp_kedro.plumbing.locks import locked
 
 SHARD_HEX = 2   # shard = the key's first two hex digits
 
@@ -77,7 +75,8 @@ class ReplyStore:
     def put(self, key: str, record: dict[str, Any]) -> None:
         """Store ``record`` under ``key`` unless the key is stored (then nothing is written)."""
         shard = key[:SHARD_HEX]
-        with self._lock, self._locked(shard):
+        # an exclusive lock on the shard across processes (root/.locks/, ignored by git)
+        with self._lock, locked(self.root, shard):
             on_disk = self._read(shard)   # another process may have added lines since
             self._shards[shard] = on_disk
             if key in on_disk:
@@ -87,19 +86,6 @@ class ReplyStore:
             old = path.read_bytes() if path.exists() else b""
             write_atomic(path, old + line.encode("utf-8") + b"\n")
             on_disk[key] = record
-
-    @contextmanager
-    def _locked(self, shard: str) -> Iterator[None]:
-        """An exclusive lock on ``shard`` across processes (a lock file outside the
-        repository's tracked files: ``root/.locks/``, ignored by git)."""
-        locks = self.root / ".locks"
-        locks.mkdir(parents=True, exist_ok=True)
-        with (locks / shard).open("a") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
 
     def keys(self) -> list[str]:
         """Every stored key (reads every shard)."""
