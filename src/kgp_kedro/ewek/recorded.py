@@ -19,8 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from kgp_kedro.ewek.composer import Reference
-from kgp_kedro.plumbing.recordings import (read_recording, replace_rows, rows_by_question,
-                                            write_csv_gz)
+from kgp_kedro.plumbing.recordings import read_recording, rows_by_question, update_recording
 
 FILENAME = "composed.csv.gz"
 KEY = ["method", "source", "question_id"]
@@ -61,12 +60,10 @@ def read_composed(path: str | Path) -> pd.DataFrame:
 
 def record_composed(path: str | Path, rows: Iterable[dict]) -> pd.DataFrame:
     """Add ``rows`` (:func:`composed_rows`) to the recording at ``path``, replacing the
-    questions and methods they hold (gzipped, no timestamp, written atomically). Returns
-    the whole recording."""
+    questions and methods they hold (gzipped, no timestamp, written atomically under the
+    benchmark's lock). Returns the whole recording."""
     new = pd.DataFrame(list(rows), columns=COMPOSED_COLUMNS)
-    table = replace_rows(read_composed(path), new, KEY, [*KEY, "number"])
-    write_csv_gz(path, table)
-    return table
+    return update_recording(path, new, KEY, [*KEY, "number"], read_composed)
 
 
 def replayed_composed(recording: pd.DataFrame, methods: Sequence[str],

@@ -20,8 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from kgp_kedro.plumbing.recordings import (read_recording, replace_rows, rows_by_question,
-                                            write_csv_gz)
+from kgp_kedro.plumbing.recordings import read_recording, rows_by_question, update_recording
 
 FILENAME = "read_facts.csv.gz"
 KEY = ["method", "source", "question_id"]
@@ -64,12 +63,10 @@ def read_recorded_facts(path: str | Path) -> pd.DataFrame:
 
 def record_read_facts(path: str | Path, rows: Iterable[dict]) -> pd.DataFrame:
     """Add ``rows`` (:func:`read_facts_rows`) to the recording at ``path``, replacing the
-    questions and methods they hold (gzipped, no timestamp, written atomically). Returns the
-    whole recording."""
+    questions and methods they hold (gzipped, no timestamp, written atomically under the
+    benchmark's lock). Returns the whole recording."""
     new = pd.DataFrame(list(rows), columns=READ_FACTS_COLUMNS)
-    table = replace_rows(read_recorded_facts(path), new, KEY, [*KEY, "call", "rank"])
-    write_csv_gz(path, table)
-    return table
+    return update_recording(path, new, KEY, [*KEY, "call", "rank"], read_recorded_facts)
 
 
 def replayed_read_facts(recording: pd.DataFrame, method: str, questions: pd.DataFrame,

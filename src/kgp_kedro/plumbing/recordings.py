@@ -1,15 +1,18 @@
 """A benchmark's recordings (gzipped CSV tables committed beside its answers): rows replaced
-by key, written whole and atomically with no timestamp, so the same rows give the same bytes."""
+by key, written whole and atomically with no timestamp, so the same rows give the same bytes,
+under the benchmark's one lock (:func:`kgp_kedro.plumbing.locks.benchmark_locked`), so two
+runs that record into it at once lose neither's rows."""
 from __future__ import annotations
 
 import gzip
 import io
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pandas as pd
 
 from kgp_kedro.plumbing.atomic import write_atomic
+from kgp_kedro.plumbing.locks import benchmark_locked
 
 
 def replace_rows(old: pd.DataFrame, new: pd.DataFrame, key: Sequence[str],
@@ -19,6 +22,19 @@ def replace_rows(old: pd.DataFrame, new: pd.DataFrame, key: Sequence[str],
     kept = old[~old.set_index(key).index.isin(new.set_index(key).index)] if len(new) else old
     table = pd.concat([t for t in (kept, new) if len(t)] or [new], ignore_index=True)
     return table.sort_values(list(order), kind="stable").reset_index(drop=True)
+
+
+def update_recording(path: str | Path, new: pd.DataFrame, key: Sequence[str],
+                     order: Sequence[str], read: Callable[[Path], pd.DataFrame]
+                     ) -> pd.DataFrame:
+    """The recording at ``path`` (as ``read`` gives it) with ``new``'s keys replaced
+    (:func:`replace_rows`), written back, read and written under the benchmark's lock (the
+    folder holding ``path``). Returns the whole recording."""
+    path = Path(path)
+    with benchmark_locked(path.parent):
+        table = replace_rows(read(path), new, key, order)
+        write_csv_gz(path, table)
+    return table
 
 
 def write_csv_gz(path: str | Path, table: pd.DataFrame) -> None:

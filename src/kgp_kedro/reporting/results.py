@@ -30,7 +30,8 @@ from typing import Any
 
 import pandas as pd
 
-from kgp_kedro.plumbing.atomic import write_atomic
+from kgp_kedro.plumbing.atomic import write_atomic, write_atomic_together
+from kgp_kedro.plumbing.locks import benchmark_locked
 from kgp_kedro.evaluation.metrics import Column
 from kgp_kedro.evaluation.qa_scores import (RECORD_FIELDS, metric_columns, score_columns,
                                              summarise_scores)
@@ -82,27 +83,32 @@ def record_answers(scores: pd.DataFrame, directory: Path, parameters: Mapping[st
                    reader: str, commit: str | None) -> pd.DataFrame:
     """Add ``scores`` (the score stage's per-question rows) to ``directory/answers.csv``,
     replacing rows with the same source, question and method, and this run to ``run.json``.
-    Both files are written whole to a temporary file and renamed (an interrupted write
-    leaves the previous file). Returns the whole table."""
+    Both are read and written under the benchmark's one lock (the recordings' too:
+    :func:`~kgp_kedro.plumbing.locks.benchmark_locked`), so a run writing the same benchmark
+    at once loses none of its rows or runs, and written as one unit: both whole to temporary
+    files, then renamed (an interrupted write leaves the previous pair). Returns the whole
+    table."""
     directory = Path(directory)
-    old = read_answers(directory)
     new = scores[score_columns()].astype({"question_id": str})
-    old = old.astype({"question_id": str})
-    kept = old[~old.set_index(KEY).index.isin(new.set_index(KEY).index)]
-    table = (pd.concat([kept, new], ignore_index=True) if len(kept) else new.copy())
-    table = table.sort_values(KEY, kind="stable").reset_index(drop=True)
-    write_atomic(directory / "answers.csv",
-                 table.to_csv(index=False, lineterminator="\n").encode("utf-8"))
-    run_path = directory / "run.json"
-    runs = json.loads(run_path.read_text()) if run_path.exists() else {"runs": [],
-                                                                       "parameters": {}}
     sha, shaping = parameters_sha256(parameters)
-    runs["parameters"].setdefault(sha, shaping)
-    runs["runs"].append({"date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-                         "git_commit": commit, "reader": reader, "parameters_sha256": sha,
-                         "rows": len(new), "methods": sorted(set(new["method"]))})
-    write_atomic(run_path, (json.dumps(runs, indent=1, sort_keys=True, ensure_ascii=False,
-                                       default=str) + "\n").encode("utf-8"))
+    with benchmark_locked(directory):
+        old = read_answers(directory).astype({"question_id": str})
+        kept = old[~old.set_index(KEY).index.isin(new.set_index(KEY).index)]
+        table = (pd.concat([kept, new], ignore_index=True) if len(kept) else new.copy())
+        table = table.sort_values(KEY, kind="stable").reset_index(drop=True)
+        run_path = directory / "run.json"
+        runs = (json.loads(run_path.read_text()) if run_path.exists()
+                else {"runs": [], "parameters": {}})
+        runs["parameters"].setdefault(sha, shaping)
+        runs["runs"].append({
+            "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+            "git_commit": commit, "reader": reader, "parameters_sha256": sha,
+            "rows": len(new), "methods": sorted(set(new["method"]))})
+        write_atomic_together({
+            directory / "answers.csv": table.to_csv(index=False,
+                                                    lineterminator="\n").encode("utf-8"),
+            run_path: (json.dumps(runs, indent=1, sort_keys=True, ensure_ascii=False,
+                                  default=str) + "\n").encode("utf-8")})
     return table
 
 

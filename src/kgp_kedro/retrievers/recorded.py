@@ -16,8 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from kgp_kedro.plumbing.recordings import (read_recording, replace_rows, rows_by_question,
-                                            write_csv_gz)
+from kgp_kedro.plumbing.recordings import read_recording, rows_by_question, update_recording
 from kgp_kedro.retrievers.run import RETRIEVED_COLUMNS
 
 FILENAME = "retrieved.csv.gz"
@@ -44,12 +43,11 @@ def read_recorded(path: str | Path) -> pd.DataFrame:
 def record(path: str | Path, tables: Iterable[pd.DataFrame]) -> pd.DataFrame:
     """Add the rows of ``tables`` (:func:`recorded_rows`) to the recording at ``path``,
     replacing the questions and methods they hold, sorted and gzipped with no timestamp (the
-    same rows give the same bytes); written atomically. Returns the whole recording."""
+    same rows give the same bytes); written atomically under the benchmark's lock. Returns
+    the whole recording."""
     new = pd.concat([t for t in tables if len(t)] or [pd.DataFrame(columns=RECORDED_COLUMNS)],
                     ignore_index=True)
-    table = replace_rows(read_recorded(path), new, KEY, [*KEY, "rank"])
-    write_csv_gz(path, table)
-    return table
+    return update_recording(path, new, KEY, [*KEY, "rank"], read_recorded)
 
 
 def replayed(questions: pd.DataFrame, recording: pd.DataFrame, method: str,
