@@ -18,6 +18,11 @@ where it stopped. Each configuration's answers are scored twice from the
 same replies: ``line`` (the reply's first line) and ``short`` (a sentence frame dropped), so
 the post-processing's effect is its own row.
 
+Issue 48's configurations vary what the chosen reader (1.5B, a context a document, 3
+demonstrations) is shown: the contexts best last (``read.context_order``) or only those the
+reader itself names in a first short call (``read.select``); each row records the passages
+read and offered and how many are supporting, so a selection's precision and recall show.
+
 Writes ``results/reader_design/<config>.csv`` (one row an answer form, method and question)
 and ``results/reader_design/tables.md`` (every recorded config).
 """
@@ -59,6 +64,8 @@ class ReaderConfig:
     max_passages: int = 10
     demonstrations: int = 0
     system: bool = True
+    context_order: str = "rank"
+    select: str = "none"
 
 
 Q05, Q15 = "qwen2.5-coder-0.5b-instruct-q4_k_m", "qwen2.5-coder-1.5b-instruct-q4_k_m"
@@ -77,6 +84,12 @@ CONFIGS = {
     "1.5b_titled_demos": ReaderConfig(model=Q15, context_form="titled", demonstrations=3),
     "1.5b_documents_demos_5": ReaderConfig(model=Q15, context_form="documents",
                                            demonstrations=3, max_passages=5),
+    # issue 48: the chosen reader's contexts best last, nearest the repeated question
+    "1.5b_reversed": ReaderConfig(model=Q15, context_form="documents", demonstrations=3,
+                                  context_order="reversed"),
+    # issue 48: the reader first names the contexts needed (at least 2), then answers from them
+    "1.5b_select": ReaderConfig(model=Q15, context_form="documents", demonstrations=3,
+                                select="reader"),
 }
 
 
@@ -117,50 +130,106 @@ def run_config(name: str, config: ReaderConfig, data: dict, raw: dict, store_onl
     for method in methods:
         answers = read_answers(data["questions"], data[method], data["passages"], client,
                                method, "numbered", read.margin_tokens, system,
-                               config.max_passages, context_form=config.context_form)
+                               config.max_passages, context_form=config.context_form,
+                               context_order=config.context_order, select=config.select)
         text = dict(zip(data["questions"]["question_id"], data["questions"]["question"]))
+        support = support_read(answers, data["questions"], data["passages"])
         for form in ("line", "short"):
             formed = answers.assign(answer=[final_answer(r, text[q], form) for r, q in
                                             zip(answers["raw_response"],
                                                 answers["question_id"])])
-            scored = score_answers(data["questions"], formed, data["passages"], method)
+            scored = score_answers(data["questions"], formed, data["passages"],
+                                   method).merge(support, on="question_id", how="left")
             rows.append(scored.assign(config=name, answer_form=form, model=config.model,
                                       context_form=config.context_form,
                                       max_passages=config.max_passages,
                                       demonstrations=config.demonstrations,
-                                      system=config.system))
+                                      system=config.system,
+                                      context_order=config.context_order, select=config.select))
     return pd.concat(rows, ignore_index=True)
 
 
+def support_read(answers: pd.DataFrame, questions: pd.DataFrame,
+                 passages: pd.DataFrame) -> pd.DataFrame:
+    """Per question: the passages offered to the prompt (read or cut), those read, and how
+    many of each are supporting (in the question's own collection: a negative document's
+    passage is supporting only in its own): a selection's precision and recall."""
+    flagged = passages[passages["is_supporting"].astype(bool)]
+    supporting = {c: set(rows["passage_id"]) for c, rows in flagged.groupby("collection_id")}
+    collection = dict(zip(questions["question_id"], questions["collection_id"]))
+    rows = []
+    for qid, read, cut in zip(answers["question_id"], answers["context_ids"],
+                              answers["cut_ids"]):
+        own = supporting.get(collection[qid], set())
+        rows.append({"question_id": qid, "n_read": len(read),
+                     "supporting_read": len(own.intersection(read)),
+                     "n_offered": len(read) + len(cut),
+                     "supporting_offered": len(own.intersection([*read, *cut]))})
+    return pd.DataFrame(rows)
+
+
 def render(answers: pd.DataFrame, questions: int) -> str:
-    """The study's table: per configuration and answer form, F1 of Golden, ``kgp`` and DPR
-    per source, prompt tokens and seconds a call (the stored calls' own latency)."""
+    """The study's tables: per configuration and answer form, F1 of Golden, ``kgp`` and DPR
+    per source, prompt tokens and seconds a question (the stored calls' own latency, summed
+    over a question's calls); then per configuration (short answers) ``kgp`` minus DPR and the
+    supporting passages' precision and recall among the passages read (of those offered)."""
     lines = [f"#### Reader design study: {questions} train questions a source",
              "",
              "Generated by `benchmarks/bench_reader_design.py` from the `<config>.csv` files "
              "beside it (replies in `results/llm`). F1 in %, HotpotQA / MuSiQue / 2Wiki train "
              f"questions (the first {questions} of each bundled train file); – where a "
-             "configuration has not read that method yet. s/call: mean reader latency of the "
-             "stored calls (1 thread, see docs/reader.md for the CPU and load).",
+             "configuration has not read that method yet. s/question: mean reader latency of "
+             "the stored calls, summed over a question's calls (see docs/reader.md for the "
+             "CPU, threads and load).",
              "",
-             "| config | answer | model | context | passages | demos | Golden F1 | kgp F1 | "
-             "DPR F1 | mean (Golden, kgp) | prompt tokens | s/call |",
-             "| --- | --- | --- | --- | ---: | ---: | --- | --- | --- | ---: | ---: | ---: |"]
+             "| config | answer | model | context | order | select | passages | demos | "
+             "Golden F1 | kgp F1 | DPR F1 | mean (Golden, kgp) | prompt tokens | s/question |",
+             "| --- | --- | --- | --- | --- | --- | ---: | ---: | --- | --- | --- | ---: | ---: "
+             "| ---: |"]
+    extra = ["", "Per configuration (short answers): `kgp` minus DPR F1 per source and over "
+             "all its questions; of the passages read, the share that are supporting "
+             "(precision) and the share of the supporting passages offered to the prompt that "
+             "were read (recall; below 100 % only where a selection or the window left some "
+             "out), `kgp` / DPR.",
+             "",
+             "| config | kgp − DPR F1 | kgp − DPR pooled | passages read (kgp / DPR) | "
+             "supporting precision (kgp / DPR) | supporting recall (kgp / DPR) |",
+             "| --- | --- | ---: | --- | --- | --- |"]
+    answers = answers.fillna({"context_order": "rank", "select": "none"})   # older records
     for (config, form), rows in answers.groupby(["config", "answer_form"], sort=False):
         first = rows.iloc[0]
+        by_method = {m: rows[rows["method"] == m] for m in METHODS}
 
         def f1(method: str) -> str:
-            by = rows[rows["method"] == method].groupby("source")["f1"].mean() * 100
+            by = by_method[method].groupby("source")["f1"].mean() * 100
             return " / ".join(f"{by[s]:.1f}" if s in by else "–" for s in SOURCE_ORDER)
 
         both = rows[rows["method"].isin(["golden", "kgp"])]["f1"].mean() * 100
         lines.append(
             f"| {config} | {form} | {first['model'].split('-instruct')[0]} | "
-            f"{first['context_form']} | {first['max_passages']} | {first['demonstrations']} | "
-            f"{f1('golden')} | {f1('kgp')} | {f1('dpr')} | {both:.1f} | "
-            f"{rows['prompt_tokens'].mean():.0f} | "
+            f"{first['context_form']} | {first['context_order']} | {first['select']} | "
+            f"{first['max_passages']} | "
+            f"{first['demonstrations']} | {f1('golden')} | {f1('kgp')} | {f1('dpr')} | "
+            f"{both:.1f} | {rows['prompt_tokens'].mean():.0f} | "
             f"{rows['reader_latency_ms'].mean() / 1000:.2f} |")
-    return "\n".join(lines) + "\n"
+        if form != "short" or by_method["dpr"].empty or by_method["kgp"].empty:
+            continue
+        gap = (by_method["kgp"].groupby("source")["f1"].mean()
+               - by_method["dpr"].groupby("source")["f1"].mean()) * 100
+        pooled = (by_method["kgp"]["f1"].mean() - by_method["dpr"]["f1"].mean()) * 100
+
+        def support(column: str, total: str) -> str:
+            if column not in rows or rows[column].isna().all():   # recorded before issue 48
+                return "–"
+            return " / ".join(f"{by_method[m][column].sum() / by_method[m][total].sum():.0%}"
+                              for m in ("kgp", "dpr"))
+
+        read = (" / ".join(f"{by_method[m]['n_read'].mean():.1f}" for m in ("kgp", "dpr"))
+                if "n_read" in rows and rows["n_read"].notna().any() else "–")
+        extra.append(f"| {config} | {' / '.join(f'{gap[s]:+.1f}' for s in SOURCE_ORDER)} | "
+                     f"{pooled:+.1f} | {read} | {support('supporting_read', 'n_read')} | "
+                     f"{support('supporting_read', 'supporting_offered')} |")
+    return "\n".join(lines + extra) + "\n"
 
 
 def main() -> None:
