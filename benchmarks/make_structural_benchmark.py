@@ -23,7 +23,7 @@ Figures printed (each from the files, never from the JSON):
   and BM25;
 - ``--real-pdfs DIR``: how each PDF under DIR (e.g. pypdf's source ``resources/``) is handled.
 
-Needs fpdf2, the ``benchmark`` extra (``pip install -e ".[benchmark]"``; ``make benchmark``
+Needs fpdf2, the ``benchmark`` extra (``pip install -e ".[benchmark]"``; ``make bench-speed``
 installs it, and the ``test`` extra has it too).
 
 Usage::

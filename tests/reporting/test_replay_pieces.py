@@ -72,6 +72,17 @@ def test_each_piece_replays_store_only_from_its_recordings_into_data():
     assert small["read.max_passages"] == "null" and small["ingest.qa_questions_per_source"] == "5"
 
 
+def test_the_command_prints_a_pieces_parameters_for_the_kedro_run_that_advances_it(
+        capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    assert main(["--group", "tog"]) == 0
+    assert capsys.readouterr().out == "ewek.methods.tog.kg=tog,ewek.methods.tog.web=false\n"
+    assert main(["--params", "qa_benchmark_30"]) == 0
+    assert capsys.readouterr().out == "read.max_passages=null\n"
+    assert main(["--size", "small_reader"]) == 0
+    assert capsys.readouterr().out == "103\n"
+
+
 def test_a_piece_naming_an_unknown_group_is_refused_by_its_key(tmp_path):
     raw = yaml.safe_load((ROOT / PIECES).read_text())
     raw["pieces"]["siblings"]["groups"].append("holmez")

@@ -14,8 +14,8 @@ the command, naming the file and the first such rows. A part of the replay (``--
 pieces, or ``--questions`` fewer than a piece's) compares the rows it replayed alone.
 
 ``--params PIECE`` prints a piece's parameter groups as one ``--params`` string, for the
-``kedro run`` that advances it (docs/results-store.md); ``--size PIECE`` its questions a
-source."""
+``kedro run`` that advances it (docs/results-store.md), ``--group GROUP`` one group,
+``--size PIECE`` the piece's questions a source."""
 from __future__ import annotations
 
 import argparse
@@ -177,6 +177,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="questions a source for every piece (default: each piece's own)")
     parser.add_argument("--params", metavar="PIECE",
                         help="print the piece's parameter groups as one --params string")
+    parser.add_argument("--group", metavar="GROUP",
+                        help="print one parameter group as one --params string")
     parser.add_argument("--size", metavar="PIECE", help="print the piece's questions a source")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
@@ -185,9 +187,12 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [n for n in [*chosen, args.params, args.size] if n and n not in pieces.pieces]
     if unknown:
         parser.error(f"no piece {unknown[0]!r} in {args.pieces} ({', '.join(pieces.pieces)})")
-    if args.params:
-        sys.stdout.write(",".join(f"{k}={v}" for k, v in
-                                  piece_params(pieces, args.params).items()) + "\n")
+    if args.group and args.group not in pieces.groups:
+        parser.error(f"no group {args.group!r} in {args.pieces} ({', '.join(pieces.groups)})")
+    if args.params or args.group:
+        params = (piece_params(pieces, args.params) if args.params else
+                  {k: _text(v) for k, v in pieces.groups[args.group].items()})
+        sys.stdout.write(",".join(f"{k}={v}" for k, v in params.items()) + "\n")
         return 0
     if args.size:
         sys.stdout.write(f"{pieces.pieces[args.size].questions}\n")
