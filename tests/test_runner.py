@@ -18,6 +18,7 @@ from kgp_kedro.pipelines.chains import build_pipelines
 from kgp_kedro.pipelines.in_memory import run_in_memory
 from kgp_kedro.runs.runner import DaskRunner
 from tests.conftest import HOTPOT, MUSIQUE, TWOWIKI
+from tests.tables import assert_same_table
 from tests.corpus.files import make_docx, make_pdf
 from tests.pipelines.test_wiring import base_parameters
 
@@ -71,9 +72,9 @@ def test_the_kg_chain_on_the_cluster_equals_the_sequential_run(folder, dask_clie
             "skipped_files"} <= set(alone)
     for name, table in alone.items():
         if isinstance(table, EdgeTable):   # the KG edges, streamed to a file per run
-            pd.testing.assert_frame_equal(spread[name].to_pandas(), table.to_pandas(), check_exact=True)
+            assert_same_table(spread[name].to_pandas(), table.to_pandas(), name)
         elif isinstance(table, pd.DataFrame):
-            pd.testing.assert_frame_equal(spread[name], table, check_exact=True)
+            assert_same_table(spread[name], table, name)
         else:
             assert spread[name] == table, name
     assert len(alone["passage_embeddings_minilm"]) > 3 * CHUNK   # several encoding tasks

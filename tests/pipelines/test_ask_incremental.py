@@ -22,6 +22,7 @@ from tests.config.test_parameters import _ask_env
 from tests.conftest import HOTPOT
 from tests.pipelines.test_incremental_build import _folder
 from tests.reliability.corrupt import first_records
+from tests.tables import assert_same_table
 
 RETRIEVED = ("retrieved_kgp", "retrieved_bm25")
 
@@ -59,9 +60,8 @@ def _assert_same(warm: dict, scratch: dict) -> None:
     assert warm.keys() == scratch.keys()
     for name, table in warm.items():
         assert isinstance(table, pd.DataFrame), name
-        pd.testing.assert_frame_equal(table.reset_index(drop=True),
-                                      scratch[name].reset_index(drop=True), check_exact=True,
-                                      obj=name)
+        assert_same_table(table.reset_index(drop=True), scratch[name].reset_index(drop=True),
+                          name)
 
 
 def _mentions(tables: dict, needles: list[str]) -> list[str]:
@@ -145,7 +145,8 @@ def test_an_ask_session_asked_again_and_again_retrieves_and_answers_as_a_run_doe
     assert method.requirements.graph and method.requirements.embeddings
     ask = validate(AskParams, raw["ask"], "ask")
     options = {"contexts": ask.contexts, "instruction": ask.instruction, "margin_tokens":
-               raw["read"]["margin_tokens"], "snippet_chars": ask.snippet_chars}
+               raw["read"]["margin_tokens"], "snippet_chars": ask.snippet_chars,
+               "grounding": ask.grounding, "tables": ask.tables}
     session = AskSession(
         tables["passages"], method, raw["retrieve"]["budget"], local_llm, **options,
         nodes=tables[f"kg_nodes_{variant}"], edges=tables[f"kg_edges_{variant}"],

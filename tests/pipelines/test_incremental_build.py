@@ -26,6 +26,7 @@ from kgp_kedro.pipelines.kg.nodes import build_graphs, featurize_passages
 from kgp_kedro.pipelines.passages.nodes import split_into_passages
 from tests.conftest import HOTPOT, MUSIQUE, TWOWIKI
 from tests.reliability.corrupt import first_records
+from tests.tables import assert_same_table
 
 NEGATIVES = {"negatives_per_question": 2, "seed": 42, "collection_size": None}
 VARIANTS = {
@@ -83,9 +84,9 @@ def _assert_same(one, other):
     pd.testing.assert_frame_equal(passages, other[0], check_exact=True)
     assert tables.keys() == other[1].keys()
     for name, (nodes, edges) in tables.items():
-        pd.testing.assert_frame_equal(nodes, other[1][name][0], check_exact=True)
+        assert_same_table(nodes, other[1][name][0], name)
         assert len(edges) > 0
-        pd.testing.assert_frame_equal(edges, other[1][name][1], check_exact=True)
+        assert_same_table(edges, other[1][name][1], name)
 
 
 def _collections(result) -> int:
