@@ -160,7 +160,7 @@ replay-check: $(BASE_STAMP) ## Results: how many retrievals a rerun on this CPU 
 # lint-imports: the layers and the stages' independence (pyproject.toml's [tool.importlinter])
 test: $(TEST_STAMP) ## Start: lint-imports and the test suite (CI's .ci/run)
 	$(BIN)/lint-imports
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist loadgroup
 
 # the docs site: regenerate the configuration reference, then build site/ (mkdocs serve to browse)
 docs: $(TEST_STAMP) ## Run: the configuration reference and the docs site (site/)

@@ -33,6 +33,18 @@ def pytest_configure(config):
         raise pytest.UsageError(f"KGP_TEST_ENCODER_DTYPE: {exc}") from None
 
 
+# the session's one project run (``project_run``, ``notebook_run``) is built once per xdist
+# worker that needs it: every test that uses it goes to one worker (``make test`` runs
+# ``pytest -n auto --dist loadgroup``), which builds it while the others run the rest
+SHARED_RUN = ("project_run", "notebook_run")
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if set(SHARED_RUN) & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.xdist_group("project_run"))
+
+
 def pytest_report_header(config):
     """The encoder's dtype on this machine, at the top of the session's output."""
     from kgp_kedro.models.encoders import cpu_supports_bf16, resolve_dtype
