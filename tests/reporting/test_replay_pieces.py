@@ -11,8 +11,8 @@ import pytest
 import yaml
 
 from kgp_kedro.config import ParameterError
-from kgp_kedro.reporting.replay import (PIECES, differences, main, piece_params, read_pieces,
-                                        replay, replay_command)
+from kgp_kedro.reporting.replay import (PIECES, compare, differences, main, piece_params,
+                                        read_pieces, replay, replay_command)
 from tests.conftest import ROOT
 
 SMALL = ROOT / "results" / "qa_benchmark_small_reader"
@@ -106,16 +106,16 @@ def first_questions(tmp_path):
 def test_a_replayed_answer_that_differs_in_any_cell_is_named(tmp_path, first_questions):
     replayed = tmp_path / "answers.csv"
     first_questions.to_csv(replayed, index=False, lineterminator="\n")
-    assert differences(SMALL / "answers.csv", replayed, whole=False) == []
+    assert differences(SMALL / "answers.csv", replayed, within=first_questions) == []
     # the whole committed table: the questions not replayed are missing
-    (missing,) = differences(SMALL / "answers.csv", replayed, whole=True)
+    (missing,) = differences(SMALL / "answers.csv", replayed)
     assert f"{3372 - len(first_questions)} rows committed, not replayed" in missing
     changed = first_questions.copy()
     row = changed.index[5]
     changed.loc[row, "reader_latency_ms"] = changed.loc[row, "reader_latency_ms"] + "1"
     changed.to_csv(replayed, index=False, lineterminator="\n")
     key = "/".join(changed.loc[row, ["source", "question_id", "method"]])
-    assert differences(SMALL / "answers.csv", replayed, whole=False) == [
+    assert differences(SMALL / "answers.csv", replayed, within=changed) == [
         f"{SMALL / 'answers.csv'}: 1 rows committed, not replayed as is (first: {key})",
         f"{SMALL / 'answers.csv'}: 1 rows replayed, not committed as is (first: {key})"]
 
@@ -151,3 +151,23 @@ def test_make_replay_fails_on_a_changed_answer_and_passes_on_the_committed_ones(
     prediction["value"] = None
     assert main(["--only", "small_reader", "--questions", "2",
                  "--output", str(tmp_path / "main")]) == 0
+
+
+def test_a_whole_replay_needs_every_recorded_row_of_an_answer_not_those_read_ahead(
+        tmp_path, first_questions):
+    """A recording may hold questions recorded ahead of the answers (docs/results-store.md):
+    a whole replay must rebuild the recorded rows of every committed answer, those alone."""
+    recorded = pd.read_csv(SMALL / "retrieved.csv.gz", dtype=str, keep_default_na=False)
+    keys = pd.MultiIndex.from_frame(first_questions[["source", "question_id", "method"]])
+    mine = recorded[pd.MultiIndex.from_frame(
+        recorded[["source", "question_id", "method"]]).isin(keys)]
+    ahead = recorded[~recorded["question_id"].isin(set(first_questions["question_id"]))].head(7)
+    committed, replayed = tmp_path / "results" / "b", tmp_path / "out" / "b"
+    for folder, rows in ((committed, pd.concat([mine, ahead])), (replayed, mine)):
+        folder.mkdir(parents=True)
+        first_questions.to_csv(folder / "answers.csv", index=False, lineterminator="\n")
+        rows.to_csv(folder / "retrieved.csv.gz", index=False, lineterminator="\n")
+    assert len(mine) > 0 and compare(["b"], tmp_path / "results", tmp_path / "out", True) == []
+    mine.iloc[1:].to_csv(replayed / "retrieved.csv.gz", index=False, lineterminator="\n")
+    (lost,) = compare(["b"], tmp_path / "results", tmp_path / "out", True)
+    assert "retrieved.csv.gz: 1 rows committed, not replayed as is" in lost

@@ -109,22 +109,28 @@ def _table(path: Path) -> pd.DataFrame:
     return pd.read_csv(path, dtype=str, keep_default_na=False)
 
 
-def differences(committed: Path, replayed: Path, whole: bool, shown: int = 3) -> list[str]:
+def _within(table: pd.DataFrame, keys: pd.DataFrame | None) -> pd.DataFrame:
+    """The rows of ``table`` whose (source, question, method) ``keys`` holds (None: all)."""
+    if keys is None:
+        return table
+    return table[pd.MultiIndex.from_frame(table[KEY]).isin(pd.MultiIndex.from_frame(keys[KEY]))]
+
+
+def differences(committed: Path, replayed: Path, within: pd.DataFrame | None = None,
+                shown: int = 3) -> list[str]:
     """How the replayed table at ``replayed`` differs from the committed one (every cell as
-    text): rows of one that the other lacks, changed rows counting on both sides. ``whole``:
-    every committed row must be replayed; else only the committed rows of the (source,
-    question, method) keys the replay holds are compared. Empty when they are equal."""
+    text): rows of one that the other lacks, a changed row counting on both sides. Only the
+    committed rows of the (source, question, method) keys of ``within`` are compared (None:
+    every committed row). Empty when they are equal."""
+    ours = _within(_table(committed), within) if committed.exists() else None
     if not replayed.exists():
-        return [f"{committed}: not replayed"] if whole and committed.exists() else []
+        return [f"{committed}: {len(ours)} rows not replayed"] if ours is not None and len(
+            ours) else []
     theirs = _table(replayed)
-    if not committed.exists():
+    if ours is None:
         return [f"{committed}: not committed, {len(theirs)} rows replayed"]
-    ours = _table(committed)
     if list(ours.columns) != list(theirs.columns):
         return [f"{committed}: columns {list(ours.columns)} replayed as {list(theirs.columns)}"]
-    if not whole:
-        replayed_keys = pd.MultiIndex.from_frame(theirs[KEY])
-        ours = ours[pd.MultiIndex.from_frame(ours[KEY]).isin(replayed_keys)]
     merged = ours.merge(theirs, how="outer", on=list(ours.columns), indicator=True)
     found = []
     for side, what in (("left_only", "committed, not replayed as is"),
@@ -138,13 +144,24 @@ def differences(committed: Path, replayed: Path, whole: bool, shown: int = 3) ->
 
 def compare(benchmarks: Sequence[str], results: Path, output: Path, whole: bool) -> list[str]:
     """Every difference between the replayed ``output/<benchmark>/`` answers and recordings
-    and the committed ``results/<benchmark>/`` ones."""
+    and the committed ``results/<benchmark>/`` ones. ``whole``: every committed answer must
+    be replayed, and every recorded row of a committed answer's question and method (a
+    recording may hold questions read ahead of the answers); else the rows the replay wrote
+    are compared alone."""
     found = []
     for benchmark in benchmarks:
-        names = {p.name for folder in (results / benchmark, output / benchmark)
+        committed, replayed = results / benchmark, output / benchmark
+        answers = _table(committed / ANSWERS) if (committed / ANSWERS).exists() else None
+        names = {p.name for folder in (committed, replayed)
                  for p in [*folder.glob(ANSWERS), *folder.glob(RECORDINGS)]}
         for name in sorted(names):
-            found += differences(results / benchmark / name, output / benchmark / name, whole)
+            if whole:
+                within = None if name == ANSWERS else answers
+            elif (replayed / name).exists():
+                within = _table(replayed / name)
+            else:
+                continue
+            found += differences(committed / name, replayed / name, within)
     return found
 
 
