@@ -32,6 +32,7 @@ from pydantic import Field, model_validator
 
 from kgp_kedro.config import Params, validate
 from kgp_kedro.config.base import PosInt
+from kgp_kedro.retrievers.recorded import FILENAME as RETRIEVED
 
 logger = logging.getLogger(__name__)
 
@@ -90,16 +91,17 @@ def piece_params(pieces: Pieces, name: str) -> dict[str, str]:
 def replay_command(pieces: Pieces, name: str, results: str, output: str,
                    questions: int | None = None) -> list[str]:
     """The ``kedro run`` that replays piece ``name`` (``questions`` a source: the piece's
-    unless given) from the store and ``results``' recordings into ``output``."""
+    unless given) from the store and ``results``' recordings into ``output`` (the replay's
+    own keys win over a group's)."""
     piece = pieces.pieces[name]
     recorded = f"{results}/{piece.benchmark}"
-    params = {"ingest.qa_questions_per_source": str(questions or piece.questions),
+    params = {**piece_params(pieces, name),
+              "ingest.qa_questions_per_source": str(questions or piece.questions),
               "llm.store_only": "true",
-              "retrieve.replay": f"{recorded}/retrieved.csv.gz",
+              "retrieve.replay": f"{recorded}/{RETRIEVED}",
               "ewek.replay": f"{recorded}/composed.csv.gz",
               "holmes.replay": f"{recorded}/read_facts.csv.gz",
-              "report.results.root": output, "report.results.benchmark": piece.benchmark,
-              **piece_params(pieces, name)}
+              "report.results.root": output, "report.results.benchmark": piece.benchmark}
     kedro = Path(sys.executable).with_name("kedro")
     return [str(kedro) if kedro.exists() else "kedro", "run", "--env", piece.env, "--params",
             ",".join(f"{k}={v}" for k, v in params.items())]
