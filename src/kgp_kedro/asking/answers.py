@@ -1,9 +1,12 @@
 """Cited answers: one LLM call per question, the analyst prompt
 (:mod:`kgp_kedro.prompts.ask`) over a retrieval method's top passages as numbered quotes; each
 citation resolved to file, page or heading and passage, a cited number that was not in the
-prompt dropped and counted. A reply that cites nothing is attributed to the quote sharing the
-most words with it, marked ``attributed`` (post-hoc, not the model's citation), when one
-shares at least :data:`MIN_SHARED_WORDS`."""
+prompt dropped and counted. A table passage is quoted as facts (:mod:`.tables`). The reply is
+then grounded (:mod:`.grounding`): each claim checked against the quotes, an unsupported one
+removed, a misattributed one re-cited, the answer marked *supported*, *partly supported* or
+*not found*. With the check ``none``, a reply that cites nothing is attributed to the quote
+sharing the most words with it, marked ``attributed`` (post-hoc, not the model's citation),
+when one shares at least :data:`MIN_SHARED_WORDS`."""
 from __future__ import annotations
 
 import json
@@ -13,6 +16,8 @@ import re
 import pandas as pd
 
 from kgp_kedro.asking.citations import Located, check_citations, locate_passages, source_label
+from kgp_kedro.asking.grounding import ground
+from kgp_kedro.asking.tables import as_facts
 from kgp_kedro.ewek.composer import keep_citations
 from kgp_kedro.llm import LLMClient
 from kgp_kedro.prompts.ask import ask_messages
@@ -21,7 +26,8 @@ from kgp_kedro.reading.reader import prompt_budget, ranked_contexts
 logger = logging.getLogger(__name__)
 
 ASK_COLUMNS = ["source", "question_id", "question", "method", "answer", "raw_response",
-               "citations", "sources", "n_cited", "attributed", "n_dropped", "dropped",
+               "mark", "claims", "closest", "citations", "sources", "n_cited", "attributed",
+               "n_dropped", "dropped",
                "context_ids",
                "paths", "top_file", "sanity_method", "sanity_top_file", "retrieval_ms",
                "latency_ms", "prompt_tokens", "completion_tokens", "cached", "error"]
@@ -31,13 +37,21 @@ MIN_SHARED_WORDS = 3
 _WORD = re.compile(r"\w{3,}")
 
 
+def quoted_text(place: Located, tables: str = "facts") -> str:
+    """A passage as the prompt quotes it: with ``tables`` ``facts``, a table as facts under
+    its heading (:func:`~kgp_kedro.asking.tables.as_facts`); else its text."""
+    return as_facts(place.text, place.heading) if tables == "facts" else place.text
+
+
 def _quotes(question: str, ids: list[str], places: dict[str, Located], client: LLMClient,
-            instruction: str, margin_tokens: int) -> tuple[list[str], list[dict]]:
+            instruction: str, margin_tokens: int,
+            tables: str) -> tuple[list[str], list[dict]]:
     """The quoted passages (rank order) and the prompt: the lowest-ranked quotes are cut until
     the prompt fits the model's window less the answer's tokens and ``margin_tokens``."""
     _, budget = prompt_budget(client, margin_tokens, instruction)
     while True:
-        messages = ask_messages(question, [places[p].text for p in ids], instruction)
+        messages = ask_messages(question, [quoted_text(places[p], tables) for p in ids],
+                                instruction)
         if client.count_tokens(messages[1]["content"]) <= budget or not ids:
             return ids, messages
         ids = ids[:-1]
@@ -78,13 +92,18 @@ def _top_file(rows: pd.DataFrame | None, places: dict[str, Located]) -> str | No
 def answer_with_citations(questions: pd.DataFrame, retrieved: pd.DataFrame,
                           passages: pd.DataFrame, client: LLMClient, method: str, *,
                           contexts: int, instruction: str, margin_tokens: int,
-                          snippet_chars: int, sanity: pd.DataFrame | None = None,
+                          snippet_chars: int, grounding: str, tables: str,
+                          sanity: pd.DataFrame | None = None,
                           sanity_method: str | None = None) -> pd.DataFrame:
     """One row per question (:data:`ASK_COLUMNS`): the reply with its valid citations, each
     cited quote as ``{n, passage_id, file, page, heading, label, snippet}`` (``citations``, JSON)
     and as ``[n] <label>`` lines (``sources``), the cited numbers dropped because no quote had
     them, the retrieval paths to the cited passages, and the top file of ``method`` and of the
-    ``sanity`` method (BM25, say) side by side. A failed call is a row with ``error`` set."""
+    ``sanity`` method (BM25, say) side by side; a table quoted as ``tables`` says
+    (:func:`quoted_text`); the answer grounded by the ``grounding``
+    check (:func:`~kgp_kedro.asking.grounding.ground`): its ``mark``, its ``claims`` (JSON:
+    each claim's cited and supporting numbers, verdict and snippet) and, when not found, the
+    ``closest`` quotes (JSON, as ``citations``). A failed call is a row with ``error`` set."""
     places = locate_passages(passages)
     by_question = dict(tuple(retrieved.groupby("question_id", sort=False)))
     by_sanity = dict(tuple(sanity.groupby("question_id", sort=False))) if sanity is not None \
@@ -96,28 +115,39 @@ def answer_with_citations(questions: pd.DataFrame, retrieved: pd.DataFrame,
         ids = [ids[0] for ids, _ in ranked_contexts(rows, texts, "numbered")] \
             if rows is not None else []
         quoted, messages = _quotes(q.question, ids[:contexts], places, client, instruction,
-                                 margin_tokens)
+                                   margin_tokens, tables)
         plans.append((q, rows, quoted, messages))
     replies = client.complete_many([m for *_, m in plans], desc=f"ask {method}")
     out = []
     for (q, rows, quoted, _), reply in zip(plans, replies):
         kept, dropped = check_citations(reply.text, len(quoted))
         attributed = None
-        if not kept and reply.error is None:
-            attributed = attribute(keep_citations(reply.text, set()),
-                                   [places[p].text for p in quoted])
-        numbers = kept or ([attributed] if attributed else [])
+        quotes = [quoted_text(places[p], tables) for p in quoted]
+        grounded = ground(q.question, keep_citations(reply.text, set(kept)), quotes, grounding,
+                          snippet_chars)
+        if grounding == "none" and not kept and reply.error is None:
+            attributed = attribute(keep_citations(reply.text, set()), quotes)
+        numbers = (kept or ([attributed] if attributed else [])) if grounding == "none" else \
+            list(dict.fromkeys(n for c in grounded.claims for n in c.support))
         cited = [quoted[n - 1] for n in numbers]
-        citations = [{"n": n, "passage_id": p, "file": places[p].file, "page": places[p].page,
-                      "heading": places[p].heading, "label": source_label(places[p]),
-                      "snippet": " ".join(places[p].text.split())[:snippet_chars],
-                      "attributed": n == attributed}
-                     for n, p in zip(numbers, cited)]
+
+        def cite(n: int, p: str) -> dict:
+            return {"n": n, "passage_id": p, "file": places[p].file, "page": places[p].page,
+                    "heading": places[p].heading, "label": source_label(places[p]),
+                    "snippet": " ".join(places[p].text.split())[:snippet_chars],
+                    "attributed": n == attributed}
+
+        citations = [cite(n, p) for n, p in zip(numbers, cited)]
         latency = rows["latency_ms"].iloc[0] if rows is not None else 0.0  # per question
         out.append({
             "source": q.source, "question_id": q.question_id, "question": q.question,
-            "method": method, "answer": keep_citations(reply.text, set(kept)),
-            "raw_response": reply.text, "citations": json.dumps(citations),
+            "method": method,
+            "answer": keep_citations(reply.text, set(kept)) if grounding == "none"
+            else grounded.text,
+            "raw_response": reply.text, "mark": grounded.mark,
+            "claims": json.dumps([c.as_dict() for c in grounded.claims]),
+            "closest": json.dumps([cite(n, quoted[n - 1]) for n in grounded.closest]),
+            "citations": json.dumps(citations),
             "sources": "\n".join(f"[{c['n']}] {c['label']}"
                                  + (" (attributed)" if c["attributed"] else "")
                                  for c in citations),

@@ -1,7 +1,8 @@
 """The answers report of an ask run, as Markdown and as HTML: each question as a heading with
-its text verbatim, the answer, its cited sources one a line (``[n] <file>, p. <page>`` or
-``, § <heading>``) with a snippet, the retrieval paths, time and tokens; then the same as one
-table."""
+its text verbatim, the answer with its mark (*supported*, *partly supported*, *not found*),
+each claim with its verdict and the snippet that supports it, its cited sources one a line
+(``[n] <file>, p. <page>`` or ``, § <heading>``) with a snippet (a *not found* answer: the
+closest passages), the retrieval paths, time and tokens; then the same as one table."""
 from __future__ import annotations
 
 import html
@@ -9,7 +10,7 @@ import json
 
 import pandas as pd
 
-TABLE_COLUMNS = ["question_id", "question", "answer", "sources", "n_dropped", "top_file",
+TABLE_COLUMNS = ["question_id", "question", "answer", "mark", "sources", "n_dropped", "top_file",
                  "sanity_top_file", "seconds", "tokens"]
 
 
@@ -35,15 +36,39 @@ def _facts(row) -> str:
             f"{row.prompt_tokens} in, {row.completion_tokens} out{sanity}{dropped}")
 
 
+def _claims(row) -> list[str]:
+    """Each claim with its verdict, its supporting quotes and snippet, one a line."""
+    out = []
+    for c in json.loads(row.claims):
+        held = (f" [{', '.join(str(n) for n in c['support'])}]: \"{c['snippet']}\""
+                if c["support"] else "")
+        moved = (f" (cited [{', '.join(str(n) for n in c['cited'])}])"
+                 if c["verdict"] == "re-attributed" and c["cited"] else "")
+        out.append(f"{c['claim']}: {c['verdict']}{moved}{held}")
+    return out
+
+
+def _sources(row) -> tuple[str, list[dict]]:
+    """The heading of the sources and the citations under it: the closest passages of an
+    answer not found, else the cited ones."""
+    closest = json.loads(row.closest)
+    if row.mark == "not found" and closest:
+        return "Closest passages:", closest
+    return "Sources:", json.loads(row.citations)
+
+
 def answers_markdown(answers: pd.DataFrame, title: str = "Answers") -> str:
     """The report as Markdown."""
     lines = [f"# {title}", ""]
     for row in answers.itertuples(index=False):
         lines += [f"## {row.question_id}: {row.question}", ""]
         lines += [f"**Error:** {row.error}" if row.error else row.answer or "(no answer)", ""]
-        citations = json.loads(row.citations)
+        lines += [f"*{row.mark}*", ""]
+        if len(claims := _claims(row)):
+            lines += ["Claims:", "", *[f"- {c}" for c in claims], ""]
+        heading, citations = _sources(row)
         if citations:
-            lines += ["Sources:", ""]
+            lines += [heading, ""]
             lines += [f"- [{c['n']}] {_label(c)}: \"{c['snippet']}\"" for c in citations]
         else:
             lines.append("Sources: none cited.")
@@ -75,9 +100,13 @@ def answers_html(answers: pd.DataFrame, title: str = "Answers") -> str:
         parts.append(f"<h2>{e(row.question_id)}: {e(row.question)}</h2>")
         parts.append(f"<p><b>Error:</b> {e(row.error)}</p>" if row.error
                      else f"<p>{e(row.answer or '(no answer)')}</p>")
-        citations = json.loads(row.citations)
+        parts.append(f"<p><i>{e(row.mark)}</i></p>")
+        if len(claims := _claims(row)):
+            parts.append("<p>Claims:</p><ul>" + "".join(f"<li>{e(c)}</li>" for c in claims)
+                         + "</ul>")
+        heading, citations = _sources(row)
         if citations:
-            parts.append("<p>Sources:</p><ul>" + "".join(
+            parts.append(f"<p>{e(heading)}</p><ul>" + "".join(
                 f"<li>[{c['n']}] {e(_label(c))}<blockquote>{e(c['snippet'])}</blockquote></li>"
                 for c in citations) + "</ul>")
         else:

@@ -232,6 +232,13 @@ class AskParams(Params):
     max_tokens: PosInt = 160       # the answer's tokens at most
     snippet_chars: PosInt = 240    # of each cited passage in the report
     instruction: str = ANALYST_INSTRUCTION   # kgp_kedro.prompts.ask
+    # each claim of an answer checked against the quotes (kgp_kedro.asking.grounding): claim
+    # (all its names and numbers found in the quotes it cites or others), answer (only those
+    # the question lacks), none (the reply as it is)
+    grounding: Literal["claim", "answer", "none"] = "claim"
+    # a table passage quoted as facts (a "subject — relation — object" line a row, the
+    # chained rows joined: kgp_kedro.asking.tables) or as the markdown table it was read as
+    tables: Literal["facts", "markdown"] = "facts"
 
 
 class PipelinesParams(Params):

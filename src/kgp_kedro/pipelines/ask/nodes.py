@@ -27,7 +27,8 @@ def ask(qa_questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.DataFr
         qa_questions, retrieved, passages, reader(llm, params),
         params.method, contexts=params.contexts, instruction=params.instruction,
         margin_tokens=validate(ReadParams, read, "read").margin_tokens,
-        snippet_chars=params.snippet_chars, sanity=sanity, sanity_method=params.sanity
+        snippet_chars=params.snippet_chars, grounding=params.grounding,
+        tables=params.tables, sanity=sanity, sanity_method=params.sanity
         if sanity is not None else None)
 
 

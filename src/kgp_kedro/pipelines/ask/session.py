@@ -57,6 +57,7 @@ def open_session(catalog, data: dict[str, Any], method: Method,
         data["passages"], method, catalog.load("params:retrieve.budget"), reader(llm, ask),
         contexts=ask.contexts, instruction=ask.instruction,
         margin_tokens=validate(ReadParams, catalog.load("params:read"), "read").margin_tokens,
-        snippet_chars=ask.snippet_chars, nodes=data.get(f"kg_nodes_{variant}"),
+        snippet_chars=ask.snippet_chars, grounding=ask.grounding,
+        tables=ask.tables, nodes=data.get(f"kg_nodes_{variant}"),
         edges=data.get(f"kg_edges_{variant}"), setting=setting_label(graph["setting"]),
         embeddings=data.get(f"passage_embeddings_{encoder}"), encoder=model)

@@ -1,0 +1,48 @@
+"""A table passage shown to the reader as facts (issue 49): a markdown pipe table (the PDF,
+DOCX and HTML readers' form) becomes one ``subject — relation — object`` line a row under its
+caption, and rows that chain (one row's last cell the first cell of another: A father B; B
+father C) are joined into one line, so a two-row question reads as one fact. Other text is
+returned as it is."""
+from __future__ import annotations
+
+import re
+
+_SEPARATOR = re.compile(r"^\|(\s*:?-{3,}:?\s*\|)+$")
+_CELL = re.compile(r"(?<!\\)\|")
+DASH = " — "
+
+
+def table_rows(text: str) -> list[list[str]] | None:
+    """A markdown pipe table's rows, the header first (its ``---`` line dropped, ``\\|``
+    unescaped); None when ``text`` is not such a table."""
+    lines = [line.strip() for line in text.strip().splitlines()]
+    if len(lines) < 2 or not _SEPARATOR.match(lines[1].replace(" ", "")) \
+            or not all(line.startswith("|") and line.endswith("|") for line in lines):
+        return None
+    return [[cell.strip().replace("\\|", "|") for cell in _CELL.split(line[1:-1])]
+            for i, line in enumerate(lines) if i != 1]
+
+
+def _chains(rows: list[list[str]]) -> list[list[str]]:
+    """Each pair of rows (3+ cells) where the first's last cell, a subject of its own row,
+    is the second's first cell, joined: ``[A, r1, B, r2, C]``."""
+    return [first + second[1:] for first in rows for second in rows
+            if first is not second and len(first) >= 3 and len(second) >= 3
+            and first[-1] and first[-1].casefold() == second[0].casefold()]
+
+
+def as_facts(text: str, caption: str | None = None) -> str:
+    """``text`` read as facts when it is a markdown table (module docstring): a first line
+    naming the table (``caption``, the heading above it, when known) and its columns, then a
+    line a row (a two-column table's rows after the caption as their subject), then the
+    chained rows."""
+    rows = table_rows(text)
+    if rows is None:
+        return text
+    header, body = rows[0], [row for row in rows[1:] if any(row)]
+    if len(header) == 2 and caption:
+        body = [[caption, *row] for row in body]
+    lines = [f"Table{f' {caption}' if caption else ''} ({DASH.join(header)}), as facts:"]
+    lines += [DASH.join(cell for cell in row if cell) for row in body]
+    lines += [DASH.join(chain) for chain in _chains(body)]
+    return "\n".join(lines)
