@@ -75,7 +75,10 @@ def table(rows: pd.DataFrame, load: float, walls: dict[str, float]) -> str:
             f"{s['abstention_precision']:.1%} | {s['abstention_recall']:.1%} | "
             f"{int(scored['removed'].sum())} | {int(scored['reattributed'].sum())} | "
             f"{s['seconds']:.1f} |")
-    lines += ["", "Per kind (correct: the gold answer inside an answer not marked *not found*; "
+    lines += ["", "grounded: answers not *not found* marked *supported* by the run's own check "
+              "(the run `none` checks nothing, so every answer it keeps counts); claims removed "
+              "and re-attributed: by the run's check, over the reader's replies.", "",
+              "Per kind (correct: the gold answer inside an answer not marked *not found*; "
               "abstained: marked *not found*):", "",
               "| run | kind | questions | correct | abstained |", "| --- | --- | --- | --- | --- |"]
     for (run, kind), scored in rows.groupby(["run", "kind"], sort=False):
