@@ -6,7 +6,7 @@ quoted as read (``ask.tables: markdown``) instead of as facts; every reply throu
 committed store ``results/llm`` (a reply stored there is never asked again; ``--store-only``:
 none is asked at all).
 
-Written: ``results/analyst/answers.csv`` (one row per question and run: kind, gold answer,
+Written: ``results/analyst/runs.csv`` (one row per question and run: kind, gold answer,
 answer, mark, EM, F1, correct, abstained, seconds, the claims the check removed or
 re-attributed) and ``results/analyst/tables.md`` (per run: answerable correct, the table
 questions correct, EM / F1, grounded rate, abstention precision / recall, seconds a
@@ -115,9 +115,9 @@ def main() -> None:
         print(f"{run}: {summary(scored)}")
     rows = pd.concat(frames, ignore_index=True)
     args.out.mkdir(parents=True, exist_ok=True)
-    rows.to_csv(args.out / "answers.csv", index=False)
+    rows.to_csv(args.out / "runs.csv", index=False)
     (args.out / "tables.md").write_text(table(rows, load, walls))
-    print(f"wrote {args.out}/answers.csv and tables.md ({len(questions)} questions: "
+    print(f"wrote {args.out}/runs.csv and tables.md ({len(questions)} questions: "
           + ", ".join(f"{sum(q['kind'] == k for q in questions)} {k}" for k in KINDS) + ")")
 
 

@@ -8,7 +8,8 @@ from pydantic import ValidationError
 
 from kgp_kedro.config.sections import ReadParams
 from kgp_kedro.reading import read_answers
-from kgp_kedro.reading.selection import SELECT_INSTRUCTION, parse_selection
+from kgp_kedro.prompts.selection import SELECT_INSTRUCTION
+from kgp_kedro.reading.selection import parse_selection
 from tests.llm.fake_openai_server import FakeOpenAIServer
 from tests.reading.test_reader_contexts import _client, _two_documents
 

@@ -11,23 +11,10 @@ from collections.abc import Sequence
 
 from kgp_kedro.llm import LLMClient
 from kgp_kedro.llm.client import Completion
-from kgp_kedro.prompts.kgp import SEPARATOR
+from kgp_kedro.prompts.selection import select_prompt
 
 SELECTIONS = ("none", "reader")
 SELECT_MAX_TOKENS = 16   # "1, 3, 4": a few numbers
-SELECT_INSTRUCTION = ("Reply with the numbers of the contexts needed to answer the question "
-                      "only, separated by commas (for example: 1, 3).")
-
-
-def select_prompt(question: str, contexts: Sequence[str]) -> str:
-    """The selection call's prompt: Listing 3's layout, the question asked of the contexts'
-    numbers instead of the answer."""
-    lines = "\n\n".join(f"{i}: {text}" for i, text in enumerate(contexts, start=1))
-    return ("Given the following question and contexts, which contexts are needed to answer "
-            f"the question?\n\nQUESTION: {question}\n\nCONTEXT:\n\n{lines}\n\n{SEPARATOR}\n\n"
-            f"QUESTION: {question}\n\n{SEPARATOR}\n\n{SELECT_INSTRUCTION}")
-
-
 def parse_selection(reply: str, n: int, at_least: int) -> list[int]:
     """The 0-based positions of the contexts kept, in rank order: those the reply names (the
     numbers 1 to ``n`` in it), then the best-ranked others until ``at_least`` are kept."""
