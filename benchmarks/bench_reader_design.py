@@ -66,6 +66,7 @@ class ReaderConfig:
     system: bool = True
     context_order: str = "rank"
     select: str = "none"
+    select_min: int = 2
 
 
 Q05, Q15 = "qwen2.5-coder-0.5b-instruct-q4_k_m", "qwen2.5-coder-1.5b-instruct-q4_k_m"
@@ -90,6 +91,9 @@ CONFIGS = {
     # issue 48: the reader first names the contexts needed (at least 2), then answers from them
     "1.5b_select": ReaderConfig(model=Q15, context_form="documents", demonstrations=3,
                                 select="reader"),
+    # the same, at least 3 contexts read (a 3- or 4-hop question's documents kept more often)
+    "1.5b_select_3": ReaderConfig(model=Q15, context_form="documents", demonstrations=3,
+                                  select="reader", select_min=3),
 }
 
 
@@ -131,7 +135,8 @@ def run_config(name: str, config: ReaderConfig, data: dict, raw: dict, store_onl
         answers = read_answers(data["questions"], data[method], data["passages"], client,
                                method, "numbered", read.margin_tokens, system,
                                config.max_passages, context_form=config.context_form,
-                               context_order=config.context_order, select=config.select)
+                               context_order=config.context_order, select=config.select,
+                               select_min=config.select_min)
         text = dict(zip(data["questions"]["question_id"], data["questions"]["question"]))
         support = support_read(answers, data["questions"], data["passages"])
         for form in ("line", "short"):
@@ -145,7 +150,8 @@ def run_config(name: str, config: ReaderConfig, data: dict, raw: dict, store_onl
                                       max_passages=config.max_passages,
                                       demonstrations=config.demonstrations,
                                       system=config.system,
-                                      context_order=config.context_order, select=config.select))
+                                      context_order=config.context_order, select=config.select,
+                               select_min=config.select_min))
     return pd.concat(rows, ignore_index=True)
 
 
@@ -186,16 +192,20 @@ def render(answers: pd.DataFrame, questions: int) -> str:
              "Golden F1 | kgp F1 | DPR F1 | mean (Golden, kgp) | prompt tokens | s/question |",
              "| --- | --- | --- | --- | --- | --- | ---: | ---: | --- | --- | --- | ---: | ---: "
              "| ---: |"]
-    extra = ["", "Per configuration (short answers): `kgp` minus DPR F1 per source and over "
-             "all its questions; of the passages read, the share that are supporting "
+    extra = ["", "Per configuration (short answers): `kgp` minus DPR F1 per source, over "
+             "all its questions, and over the questions where both prompts hold the same share "
+             "of the supporting passages; of the passages read, the share that are supporting "
              "(precision) and the share of the supporting passages offered to the prompt that "
              "were read (recall; below 100 % only where a selection or the window left some "
              "out), `kgp` / DPR.",
              "",
-             "| config | kgp − DPR F1 | kgp − DPR pooled | passages read (kgp / DPR) | "
+             "| config | kgp − DPR F1 | kgp − DPR pooled | at equal support (questions) | "
+             "passages read (kgp / DPR) | "
              "supporting precision (kgp / DPR) | supporting recall (kgp / DPR) |",
-             "| --- | --- | ---: | --- | --- | --- |"]
-    answers = answers.fillna({"context_order": "rank", "select": "none"})   # older records
+             "| --- | --- | ---: | ---: | --- | --- | --- |"]
+    older = {"context_order": "rank", "select": "none", "select_min": 2}   # before issue 48
+    answers = answers.assign(**{c: answers[c].fillna(v) if c in answers else v
+                                for c, v in older.items()})
     for (config, form), rows in answers.groupby(["config", "answer_form"], sort=False):
         first = rows.iloc[0]
         by_method = {m: rows[rows["method"] == m] for m in METHODS}
@@ -205,9 +215,11 @@ def render(answers: pd.DataFrame, questions: int) -> str:
             return " / ".join(f"{by[s]:.1f}" if s in by else "–" for s in SOURCE_ORDER)
 
         both = rows[rows["method"].isin(["golden", "kgp"])]["f1"].mean() * 100
+        selection = (first["select"] if first["select"] == "none"
+                     else f"{first['select']}, ≥ {int(first['select_min'])}")
         lines.append(
             f"| {config} | {form} | {first['model'].split('-instruct')[0]} | "
-            f"{first['context_form']} | {first['context_order']} | {first['select']} | "
+            f"{first['context_form']} | {first['context_order']} | {selection} | "
             f"{first['max_passages']} | "
             f"{first['demonstrations']} | {f1('golden')} | {f1('kgp')} | {f1('dpr')} | "
             f"{both:.1f} | {rows['prompt_tokens'].mean():.0f} | "
@@ -217,6 +229,10 @@ def render(answers: pd.DataFrame, questions: int) -> str:
         gap = (by_method["kgp"].groupby("source")["f1"].mean()
                - by_method["dpr"].groupby("source")["f1"].mean()) * 100
         pooled = (by_method["kgp"]["f1"].mean() - by_method["dpr"]["f1"].mean()) * 100
+        paired = by_method["kgp"].merge(by_method["dpr"], on="question_id",
+                                        suffixes=("_kgp", "_dpr"))
+        equal = paired[paired["context_sp_recall_kgp"] == paired["context_sp_recall_dpr"]]
+        at_equal = (equal["f1_kgp"] - equal["f1_dpr"]).mean() * 100
 
         def support(column: str, total: str) -> str:
             if column not in rows or rows[column].isna().all():   # recorded before issue 48
@@ -227,7 +243,7 @@ def render(answers: pd.DataFrame, questions: int) -> str:
         read = (" / ".join(f"{by_method[m]['n_read'].mean():.1f}" for m in ("kgp", "dpr"))
                 if "n_read" in rows and rows["n_read"].notna().any() else "–")
         extra.append(f"| {config} | {' / '.join(f'{gap[s]:+.1f}' for s in SOURCE_ORDER)} | "
-                     f"{pooled:+.1f} | {read} | {support('supporting_read', 'n_read')} | "
+                     f"{pooled:+.1f} | {at_equal:+.1f} ({len(equal)}) | {read} | {support('supporting_read', 'n_read')} | "
                      f"{support('supporting_read', 'supporting_offered')} |")
     return "\n".join(lines + extra) + "\n"
 
