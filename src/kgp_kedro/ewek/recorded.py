@@ -19,9 +19,10 @@ from pathlib import Path
 import pandas as pd
 
 from kgp_kedro.ewek.composer import Reference
-from kgp_kedro.plumbing.recordings import read_recording, rows_by_question, update_recording
+from kgp_kedro.plumbing.recordings import (COMPOSED_FILE, read_recording, rows_by_question,
+                                            update_recording)
 
-FILENAME = "composed.csv.gz"
+FILENAME = COMPOSED_FILE
 KEY = ["method", "source", "question_id"]
 # number -1: a question whose composer got no reference (its one row)
 COMPOSED_COLUMNS = [*KEY, "number", "kind", "text", "passage_ids", "quote_id", "calls",

@@ -20,9 +20,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from kgp_kedro.plumbing.recordings import read_recording, rows_by_question, update_recording
+from kgp_kedro.plumbing.recordings import (READ_FACTS_FILE, read_recording, rows_by_question,
+                                            update_recording)
 
-FILENAME = "read_facts.csv.gz"
+FILENAME = READ_FACTS_FILE
 KEY = ["method", "source", "question_id"]
 # call: the reader call (0 the first, 1 the complementary one); rank -1: a call with no fact
 READ_FACTS_COLUMNS = [*KEY, "call", "rank", "text", "entities", "relations", "doc_ids",

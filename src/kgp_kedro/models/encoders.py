@@ -131,8 +131,8 @@ class SentenceEncoder:
             return np.zeros((0, self.dimension), dtype=np.float32)
         texts = list(texts)
         out = torch.empty((len(texts), self.dimension), dtype=torch.float32)
-        with torch.inference_mode(), tqdm(total=len(texts), desc=f"encode {self.name}",
-                                          disable=not show_progress, leave=False) as bar:
+        with tqdm(total=len(texts), desc=f"encode {self.name}", disable=not show_progress,
+                  leave=False) as bar:   # inference mode: in _vectors, in the thread it runs in
             if self.device == "cpu":
                 self._encode_alone(texts, out, bar)
             else:

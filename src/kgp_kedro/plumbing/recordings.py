@@ -14,6 +14,12 @@ import pandas as pd
 from kgp_kedro.plumbing.atomic import write_atomic
 from kgp_kedro.plumbing.locks import benchmark_locked
 
+# each recording's file in results/<benchmark>/ (its module: retrievers/ewek/holmes.recorded),
+# named here once so the replay, which sits beside those modules' layer, reads the same names
+RETRIEVED_FILE = "retrieved.csv.gz"
+COMPOSED_FILE = "composed.csv.gz"
+READ_FACTS_FILE = "read_facts.csv.gz"
+
 
 def replace_rows(old: pd.DataFrame, new: pd.DataFrame, key: Sequence[str],
                  order: Sequence[str]) -> pd.DataFrame:

@@ -32,14 +32,14 @@ from pydantic import Field, model_validator
 
 from kgp_kedro.config import Params, validate
 from kgp_kedro.config.base import PosInt
-from kgp_kedro.retrievers.recorded import FILENAME as RETRIEVED
+from kgp_kedro.plumbing.recordings import COMPOSED_FILE, READ_FACTS_FILE, RETRIEVED_FILE
 
 logger = logging.getLogger(__name__)
 
 PIECES = "results/pieces.yml"
 KEY = ["source", "question_id", "method"]   # every compared table's row key
 ANSWERS = "answers.csv"
-# a benchmark's recordings: retrieved.csv.gz, composed.csv.gz, read_facts.csv.gz
+# a benchmark's recordings (RETRIEVED_FILE, COMPOSED_FILE, READ_FACTS_FILE)
 RECORDINGS = "*.csv.gz"
 Value = str | int | float | bool | None
 
@@ -98,13 +98,18 @@ def replay_command(pieces: Pieces, name: str, results: str, output: str,
     params = {**piece_params(pieces, name),
               "ingest.qa_questions_per_source": str(questions or piece.questions),
               "llm.store_only": "true",
-              "retrieve.replay": f"{recorded}/{RETRIEVED}",
-              "ewek.replay": f"{recorded}/composed.csv.gz",
-              "holmes.replay": f"{recorded}/read_facts.csv.gz",
+              "retrieve.replay": f"{recorded}/{RETRIEVED_FILE}",
+              "ewek.replay": f"{recorded}/{COMPOSED_FILE}",
+              "holmes.replay": f"{recorded}/{READ_FACTS_FILE}",
               "report.results.root": output, "report.results.benchmark": piece.benchmark}
     kedro = Path(sys.executable).with_name("kedro")
     return [str(kedro) if kedro.exists() else "kedro", "run", "--env", piece.env, "--params",
-            ",".join(f"{k}={v}" for k, v in params.items())]
+            params_text(params)]
+
+
+def params_text(params: Mapping[str, str]) -> str:
+    """``params`` as one Kedro ``--params`` string (``key=value`` pairs, comma-separated)."""
+    return ",".join(f"{k}={v}" for k, v in params.items())
 
 
 def _table(path: Path) -> pd.DataFrame:
@@ -211,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.params or args.group:
         params = (piece_params(pieces, args.params) if args.params else
                   {k: _text(v) for k, v in pieces.groups[args.group].items()})
-        sys.stdout.write(",".join(f"{k}={v}" for k, v in params.items()) + "\n")
+        sys.stdout.write(params_text(params) + "\n")
         return 0
     if args.size:
         sys.stdout.write(f"{pieces.pieces[args.size].questions}\n")

@@ -16,10 +16,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from kgp_kedro.plumbing.recordings import read_recording, rows_by_question, update_recording
+from kgp_kedro.plumbing.recordings import (RETRIEVED_FILE, read_recording, rows_by_question,
+                                            update_recording)
 from kgp_kedro.retrievers.run import RETRIEVED_COLUMNS
 
-FILENAME = "retrieved.csv.gz"
+FILENAME = RETRIEVED_FILE
 KEY = ["method", "source", "question_id"]
 RECORDED_COLUMNS = [*KEY, "rank", "passage_id", "path", "calls"]
 
