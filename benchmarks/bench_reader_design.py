@@ -19,9 +19,12 @@ same replies: ``line`` (the reply's first line) and ``short`` (a sentence frame 
 the post-processing's effect is its own row.
 
 Issue 48's configurations vary what the chosen reader (1.5B, a context a document, 3
-demonstrations) is shown: the contexts best last (``read.context_order``) or only those the
-reader itself names in a first short call (``read.select``); each row records the passages
-read and offered and how many are supporting, so a selection's precision and recall show.
+demonstrations) is shown: the contexts best last (``read.context_order``), only those the
+reader itself names in a first short call (``read.select``), or the passages of the best
+few documents only (``read.max_documents``, distractor control); each row records the
+passages read and offered and how many are supporting, so a selection's precision and recall
+show. The tables give ``kgp`` minus DPR and each configuration minus the chosen reader
+(:data:`CHOSEN`) with their paired 95 % bootstrap intervals.
 
 Writes ``results/reader_design/<config>.csv`` (one row an answer form, method and question)
 and ``results/reader_design/tables.md`` (every recorded config).
@@ -46,12 +49,14 @@ from kgp_kedro.pipelines.parameters import project_parameters
 from kgp_kedro.reading.answers import final_answer
 from kgp_kedro.reading.demonstrations import train_demonstrations, with_demonstrations
 from kgp_kedro.reading.reader import read_answers
+from kgp_kedro.reporting.qa_tables import paired_differences
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "results" / "reader_design"
 METHODS = {"golden": {"method": "golden"}, "dpr": {"method": "dpr"},
            "kgp": {"method": "entity_walk"}}
 SOURCE_ORDER = ["hotpotqa", "musique", "2wikimultihopqa"]
+CHOSEN = "1.5b_documents_demos"   # the benchmark's reader (issue 34), each candidate's baseline
 
 
 @dataclass(frozen=True)
@@ -67,6 +72,7 @@ class ReaderConfig:
     context_order: str = "rank"
     select: str = "none"
     select_min: int = 2
+    max_documents: int | None = None
 
 
 Q05, Q15 = "qwen2.5-coder-0.5b-instruct-q4_k_m", "qwen2.5-coder-1.5b-instruct-q4_k_m"
@@ -94,6 +100,10 @@ CONFIGS = {
     # the same, at least 3 contexts read (a 3- or 4-hop question's documents kept more often)
     "1.5b_select_3": ReaderConfig(model=Q15, context_form="documents", demonstrations=3,
                                   select="reader", select_min=3),
+    # distractor control: passages of the best 4 documents only, the 10-passage budget filled
+    # from their later passages (a graph neighbour's document past the fourth is not shown)
+    "1.5b_documents_4": ReaderConfig(model=Q15, context_form="documents", demonstrations=3,
+                                     max_documents=4),
 }
 
 
@@ -136,7 +146,8 @@ def run_config(name: str, config: ReaderConfig, data: dict, raw: dict, store_onl
                                method, "numbered", read.margin_tokens, system,
                                config.max_passages, context_form=config.context_form,
                                context_order=config.context_order, select=config.select,
-                               select_min=config.select_min)
+                               select_min=config.select_min,
+                               max_documents=config.max_documents)
         text = dict(zip(data["questions"]["question_id"], data["questions"]["question"]))
         support = support_read(answers, data["questions"], data["passages"])
         for form in ("line", "short"):
@@ -151,7 +162,8 @@ def run_config(name: str, config: ReaderConfig, data: dict, raw: dict, store_onl
                                       demonstrations=config.demonstrations,
                                       system=config.system,
                                       context_order=config.context_order, select=config.select,
-                               select_min=config.select_min))
+                                      select_min=config.select_min,
+                                      max_documents=config.max_documents))
     return pd.concat(rows, ignore_index=True)
 
 
@@ -188,10 +200,11 @@ def render(answers: pd.DataFrame, questions: int) -> str:
              "the stored calls, summed over a question's calls (see docs/reader.md for the "
              "CPU, threads and load).",
              "",
-             "| config | answer | model | context | order | select | passages | demos | "
-             "Golden F1 | kgp F1 | DPR F1 | mean (Golden, kgp) | prompt tokens | s/question |",
-             "| --- | --- | --- | --- | --- | --- | ---: | ---: | --- | --- | --- | ---: | ---: "
-             "| ---: |"]
+             "| config | answer | model | context | order | select | passages | documents | "
+             "demos | Golden F1 | kgp F1 | DPR F1 | mean (Golden, kgp) | prompt tokens | "
+             "s/question |",
+             "| --- | --- | --- | --- | --- | --- | ---: | ---: | ---: | --- | --- | --- | ---: "
+             "| ---: | ---: |"]
     extra = ["", "Per configuration (short answers): `kgp` minus DPR F1 per source, over "
              "all its questions, and over the questions where both prompts hold the same share "
              "of the supporting passages; of the passages read, the share that are supporting "
@@ -199,8 +212,8 @@ def render(answers: pd.DataFrame, questions: int) -> str:
              "were read (recall; below 100 % only where a selection or the window left some "
              "out), `kgp` / DPR.",
              "",
-             "| config | kgp − DPR F1 | kgp − DPR pooled | at equal support (questions) | "
-             "passages read (kgp / DPR) | "
+             "| config | kgp − DPR F1 | kgp − DPR pooled [95 %] | "
+             "at equal support (questions) | passages read (kgp / DPR) | "
              "supporting precision (kgp / DPR) | supporting recall (kgp / DPR) |",
              "| --- | --- | ---: | ---: | --- | --- | --- |"]
     older = {"context_order": "rank", "select": "none", "select_min": 2}   # before issue 48
@@ -217,10 +230,12 @@ def render(answers: pd.DataFrame, questions: int) -> str:
         both = rows[rows["method"].isin(["golden", "kgp"])]["f1"].mean() * 100
         selection = (first["select"] if first["select"] == "none"
                      else f"{first['select']}, ≥ {int(first['select_min'])}")
+        documents = ("all" if "max_documents" not in rows or pd.isna(first["max_documents"])
+                     else int(first["max_documents"]))
         lines.append(
             f"| {config} | {form} | {first['model'].split('-instruct')[0]} | "
             f"{first['context_form']} | {first['context_order']} | {selection} | "
-            f"{first['max_passages']} | "
+            f"{first['max_passages']} | {documents} | "
             f"{first['demonstrations']} | {f1('golden')} | {f1('kgp')} | {f1('dpr')} | "
             f"{both:.1f} | {rows['prompt_tokens'].mean():.0f} | "
             f"{rows['reader_latency_ms'].mean() / 1000:.2f} |")
@@ -228,7 +243,7 @@ def render(answers: pd.DataFrame, questions: int) -> str:
             continue
         gap = (by_method["kgp"].groupby("source")["f1"].mean()
                - by_method["dpr"].groupby("source")["f1"].mean()) * 100
-        pooled = (by_method["kgp"]["f1"].mean() - by_method["dpr"]["f1"].mean()) * 100
+        pooled = pooled_difference(rows[rows["method"].isin(["kgp", "dpr"])], "dpr")
         paired = by_method["kgp"].merge(by_method["dpr"], on="question_id",
                                         suffixes=("_kgp", "_dpr"))
         equal = paired[paired["context_sp_recall_kgp"] == paired["context_sp_recall_dpr"]]
@@ -243,9 +258,44 @@ def render(answers: pd.DataFrame, questions: int) -> str:
         read = (" / ".join(f"{by_method[m]['n_read'].mean():.1f}" for m in ("kgp", "dpr"))
                 if "n_read" in rows and rows["n_read"].notna().any() else "–")
         extra.append(f"| {config} | {' / '.join(f'{gap[s]:+.1f}' for s in SOURCE_ORDER)} | "
-                     f"{pooled:+.1f} | {at_equal:+.1f} ({len(equal)}) | {read} | {support('supporting_read', 'n_read')} | "
+                     f"{pooled} | {at_equal:+.1f} ({len(equal)}) | {read} | "
+                     f"{support('supporting_read', 'n_read')} | "
                      f"{support('supporting_read', 'supporting_offered')} |")
-    return "\n".join(lines + extra) + "\n"
+    return "\n".join(lines + extra + against_chosen(answers)) + "\n"
+
+
+def pooled_difference(rows: pd.DataFrame, baseline: str) -> str:
+    """The mean F1 difference of ``rows``' one other method (or config) to ``baseline`` over
+    the questions both answered, pooled over the sources, with its paired 95 % bootstrap
+    interval (:func:`~kgp_kedro.reporting.qa_tables.paired_differences`): ``+4.1 [-2.0, +10.3]``."""
+    diff = paired_differences(rows.assign(source="pooled"), baseline).iloc[0]
+    return f"{diff['diff'] * 100:+.1f} [{diff['low'] * 100:+.1f}, {diff['high'] * 100:+.1f}]"
+
+
+def against_chosen(answers: pd.DataFrame) -> list[str]:
+    """Per configuration of the chosen reader's model (short answers), its mean of Golden and
+    ``kgp`` F1 minus the chosen reader's (:data:`CHOSEN`), over the (question, method) pairs
+    both read, with the 95 % interval paired by question (a question's Golden and ``kgp``
+    answers drawn together)."""
+    short = answers[(answers["answer_form"] == "short") & answers["method"].isin(["golden", "kgp"])]
+    chosen = short[short["config"] == CHOSEN]
+    if chosen.empty:
+        return []
+    lines = ["", f"Per configuration of the chosen reader's model (short answers): its mean of "
+             f"Golden and `kgp` F1 minus `{CHOSEN}`'s over the Golden and `kgp` answers both "
+             "read, with the 95 % bootstrap interval paired by question.", "",
+             "| config | mean (Golden, kgp) − chosen [95 %] | answers paired |",
+             "| --- | ---: | ---: |"]
+    for config, rows in short.groupby("config", sort=False):
+        if config == CHOSEN or rows["model"].iloc[0] != chosen["model"].iloc[0]:
+            continue
+        pairs = pd.concat([chosen, rows])
+        both = pairs.groupby(["question_id", "method"])["config"].transform("nunique") == 2
+        # a question's F1: the mean of its Golden and kgp answers, under each config's name
+        lines.append(f"| {config} | "
+                     f"{pooled_difference(pairs[both].assign(method=pairs['config']), CHOSEN)} | "
+                     f"{int(both.sum() // 2)} |")
+    return lines
 
 
 def main() -> None:

@@ -189,6 +189,10 @@ class ReadParams(Params):
     # select_min, the best-ranked added); none: all (kgp_kedro.reading.selection)
     select: Literal["none", "reader"] = "none"
     select_min: PosInt = 2
+    # distractor control: the prompt holds passages of at most this many documents, the best
+    # ranked, and max_passages fills from their later passages (kgp_kedro.reading.contexts.
+    # within_documents); null: every document the passage budget reaches
+    max_documents: PosInt | None = None
 
     def style(self, method: str) -> str:
         return self.prompt_styles.get(method, self.prompt_styles.get("default", "numbered"))

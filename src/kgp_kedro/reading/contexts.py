@@ -4,7 +4,7 @@ reply."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from kgp_kedro.prompts.kgp import qa_prompt
 
@@ -38,6 +38,26 @@ def within_passages(contexts: Sequence[Sequence[str]], max_passages: int | None)
         if len(seen) > max_passages:
             return n
     return len(contexts)
+
+
+def within_documents(contexts: Sequence[Sequence[str]], document: Mapping[str, str],
+                     max_documents: int | None) -> list[int]:
+    """The positions of the ranked contexts (each its passage ids) a prompt of passages from at
+    most ``max_documents`` documents reads (all when null): walking the ranking, a context
+    whose passages would bring the documents held past the limit is skipped and the walk goes
+    on, so the later passages of the documents already held still count (the passage budget,
+    :func:`within_passages`, then fills from the best documents). ``document``: each passage's
+    document id."""
+    if max_documents is None:
+        return list(range(len(contexts)))
+    held: set[str] = set()
+    kept = []
+    for n, ids in enumerate(contexts):
+        docs = held.union(document[p] for p in ids)
+        if len(docs) <= max_documents:
+            held = docs
+            kept.append(n)
+    return kept
 
 
 _PREFIX = re.compile(r"^\s*(?:final\s+)?answer\s*[:：-]\s*", re.IGNORECASE)

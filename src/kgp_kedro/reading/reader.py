@@ -9,7 +9,7 @@ import pandas as pd
 from kgp_kedro.llm import LLMClient
 from kgp_kedro.prompts.kgp import qa_prompt
 from kgp_kedro.reading.answers import final_answer
-from kgp_kedro.reading.contexts import fit_contexts, within_passages
+from kgp_kedro.reading.contexts import fit_contexts, within_documents, within_passages
 from kgp_kedro.reading.selection import SELECTIONS, select_contexts
 
 logger = logging.getLogger(__name__)
@@ -112,7 +112,7 @@ def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.
                  retrieval_llm_calls: Mapping[str, int] | None = None,
                  context_form: str = "passages", answer_form: str = "line",
                  context_order: str = "rank", select: str = "none",
-                 select_min: int = 2) -> pd.DataFrame:
+                 select_min: int = 2, max_documents: int | None = None) -> pd.DataFrame:
     """One answer per question of ``questions``: the prompt holds the method's ranked contexts
     up to ``max_passages`` distinct passages (all when null), as many of them as fit the
     model's window (lowest-ranked cut first, recorded in ``cut_ids``); a failed call gives an empty answer with ``error`` set (even when every
@@ -127,18 +127,24 @@ def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.
     best first or best last (:func:`in_prompt_order`; the window still cuts the lowest-ranked);
     ``select``: ``reader`` asks the reader first which of the kept contexts to read, at least
     ``select_min`` (:mod:`kgp_kedro.reading.selection`; the ones left out are in ``cut_ids``,
-    the call's tokens and latency in the answer's), ``none`` reads them all."""
+    the call's tokens and latency in the answer's), ``none`` reads them all;
+    ``max_documents``: the prompt holds passages of at most that many documents, the best
+    ranked, and ``max_passages`` fills from them (:func:`within_documents`; the contexts of
+    other documents are not offered, as those beyond ``max_passages``), all when null."""
     retrieval_llm_calls = retrieval_llm_calls or {}
     texts = passage_texts(passages, context_form)
+    by_passage = passages.drop_duplicates("passage_id").set_index("passage_id")
+    document = by_passage["doc_id"].to_dict()
     if context_form == "documents":
         style = "numbered"
-        by_passage = passages.drop_duplicates("passage_id").set_index("passage_id")
     by_question = dict(tuple(retrieved.groupby("question_id", sort=False)))
     system, budget = prompt_budget(client, margin_tokens, system_prompt)
     offered, meta = [], []
     for q in questions.itertuples(index=False):
         rows = by_question.get(q.question_id)
         contexts = ranked_contexts(rows, texts, style) if rows is not None else []
+        contexts = [contexts[i] for i in within_documents([ids for ids, _ in contexts],
+                                                          document, max_documents)]
         contexts = contexts[:within_passages([ids for ids, _ in contexts], max_passages)]
         if context_form == "documents" and contexts:
             contexts = document_contexts(contexts, by_passage)

@@ -41,4 +41,4 @@ def answer_questions(qa_questions: pd.DataFrame, retrieved: pd.DataFrame, passag
                         with_demonstrations(params.system_prompt, demonstrations),
                         params.max_passages, ran_as, calls, params.context_form,
                         params.answer_form, params.context_order, params.select,
-                        params.select_min)
+                        params.select_min, params.max_documents)
