@@ -21,7 +21,7 @@ export TRANSFORMERS_OFFLINE := 1
 # no mkdocs-material end-of-life banner on every docs build
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: FORCE help install install-base install-llm install-reader install-static run run-all demo replay replay-check test docs viz lab bench-speed prune clean
+.PHONY: FORCE help install install-base install-llm install-reader install-static run run-all demo replay replay-check test docs viz lab app bench-speed prune clean
 .DEFAULT_GOAL := help
 
 # `make` alone: every target annotated `## Group: what it does`, by group
@@ -172,6 +172,10 @@ viz: $(BASE_STAMP) ## Run: kedro viz run
 
 lab: $(BASE_STAMP) ## Run: kedro jupyter lab (notebooks/)
 	$(BIN)/kedro jupyter lab
+
+# the ask app (docs/ask.md): notebooks/ask_app.ipynb served by Voila at http://localhost:8866
+app: $(READER_STAMP) ## Run: the ask app (upload files, ask, SUBMIT) in the browser
+	$(BIN)/voila notebooks/ask_app.ipynb --no-browser
 
 # the component timings of docs/benchmarks.md (the other benchmarks/ scripts run alone)
 bench-speed: $(BENCH_STAMP) ## More: time the KG build, the encoder, retrieval and the reader

@@ -18,7 +18,8 @@ pytestmark = pytest.mark.slow
 NOTEBOOKS = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
 STRUCTURE = "structure.ipynb"   # reads the documents env's outputs, not the project run's
 ASK = "ask.ipynb"               # reads the ask env's (tests/asking/test_ask_run.py runs it)
-RUN_NOTEBOOKS = [n for n in NOTEBOOKS if n not in (STRUCTURE, ASK)]
+ASK_APP = "ask_app.ipynb"       # the ask app, driven in a browser by tests/app/
+RUN_NOTEBOOKS = [n for n in NOTEBOOKS if n not in (STRUCTURE, ASK, ASK_APP)]
 SOURCES = ["hotpotqa", "musique", "2wikimultihopqa"]
 STRUCTURE_COMMAND = "kedro run --env documents --pipelines retrieve"
 STRUCTURE_FILES = 2   # the structural benchmark's first two files: a PDF and a DOCX
@@ -60,7 +61,8 @@ def _assert_no_errors_and_embedded_figures(outputs: list) -> list[dict]:
 
 
 def test_the_notebooks_are_the_ones_tested():
-    assert NOTEBOOKS == [ASK, "kg_quality.ipynb", "results.ipynb", "retrieval.ipynb", STRUCTURE]
+    assert NOTEBOOKS == [ASK, ASK_APP, "kg_quality.ipynb", "results.ipynb", "retrieval.ipynb",
+                         STRUCTURE]
 
 
 @pytest.mark.parametrize("name", RUN_NOTEBOOKS)

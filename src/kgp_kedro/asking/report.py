@@ -88,33 +88,46 @@ def answers_markdown(answers: pd.DataFrame, title: str = "Answers") -> str:
     return "\n".join(lines) + "\n"
 
 
+def answer_html(row, folded: bool = False) -> str:
+    """One answer's block of the HTML report (a row of the answers table): the question as a
+    heading, the answer, its mark, claims, sources with their snippets, paths and facts; each
+    source a ``<details>`` element whose summary is ``[n] <file>, p. <page>`` (or ``, §
+    <heading>``) and whose body is the passage's snippet, closed when ``folded`` (the app's
+    clickable citations), open otherwise (the report)."""
+    e = html.escape
+    parts = [f"<h2>{e(row.question_id)}: {e(row.question)}</h2>",
+             f"<p><b>Error:</b> {e(row.error)}</p>" if row.error
+             else f"<p class='answer'>{e(row.answer or '(no answer)')}</p>",
+             f"<p class='mark'><i>{e(row.mark)}</i></p>"]
+    if len(claims := _claims(row)):
+        parts.append("<p>Claims:</p><ul>" + "".join(f"<li>{e(c)}</li>" for c in claims)
+                     + "</ul>")
+    heading, citations = _sources(row)
+    if citations:
+        opened = "" if folded else " open"
+        parts.append(f"<p>{e(heading)}</p><ul class='sources'>" + "".join(
+            f"<li><details{opened}><summary>[{c['n']}] {e(_label(c))}</summary>"
+            f"<blockquote>{e(c['snippet'])}</blockquote></details></li>" for c in citations)
+            + "</ul>")
+    else:
+        parts.append("<p>Sources: none cited.</p>")
+    if len(row.paths):
+        parts.append("<p>Retrieval path(s) to the cited passages:</p><ul>"
+                     + "".join(f"<li>{e(p)}</li>" for p in row.paths) + "</ul>")
+    parts.append(f"<p class='facts'>{e(_facts(row))}</p>")
+    return "\n".join(parts)
+
+
 def answers_html(answers: pd.DataFrame, title: str = "Answers") -> str:
-    """The report as one self-contained HTML page."""
+    """The report as one self-contained HTML page: each answer's block
+    (:func:`answer_html`), then all answers as one table."""
     e = html.escape
     parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{e(title)}</title>"
              "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto;}"
              ".facts{color:#555;font-size:90%;} blockquote{color:#333;margin:0.2em 1em;}"
              "table{border-collapse:collapse;} td,th{border:1px solid #ccc;padding:0.3em;"
              "vertical-align:top;}</style></head><body>", f"<h1>{e(title)}</h1>"]
-    for row in answers.itertuples(index=False):
-        parts.append(f"<h2>{e(row.question_id)}: {e(row.question)}</h2>")
-        parts.append(f"<p><b>Error:</b> {e(row.error)}</p>" if row.error
-                     else f"<p>{e(row.answer or '(no answer)')}</p>")
-        parts.append(f"<p><i>{e(row.mark)}</i></p>")
-        if len(claims := _claims(row)):
-            parts.append("<p>Claims:</p><ul>" + "".join(f"<li>{e(c)}</li>" for c in claims)
-                         + "</ul>")
-        heading, citations = _sources(row)
-        if citations:
-            parts.append(f"<p>{e(heading)}</p><ul>" + "".join(
-                f"<li>[{c['n']}] {e(_label(c))}<blockquote>{e(c['snippet'])}</blockquote></li>"
-                for c in citations) + "</ul>")
-        else:
-            parts.append("<p>Sources: none cited.</p>")
-        if len(row.paths):
-            parts.append("<p>Retrieval path(s) to the cited passages:</p><ul>"
-                         + "".join(f"<li>{e(p)}</li>" for p in row.paths) + "</ul>")
-        parts.append(f"<p class='facts'>{e(_facts(row))}</p>")
+    parts += [answer_html(row) for row in answers.itertuples(index=False)]
     parts.append("<h2>All answers</h2>")
     parts.append(_table(answers).to_html(index=False, na_rep="").replace("\\n", "<br>"))
     parts.append("</body></html>")

@@ -243,6 +243,9 @@ class AskParams(Params):
     # a table passage quoted as facts (a "subject — relation — object" line a row, the
     # chained rows joined: kgp_kedro.asking.tables) or as the markdown table it was read as
     tables: Literal["facts", "markdown"] = "facts"
+    # the ask app's uploads (notebooks/ask_app.ipynb): the folder its uploaded files are
+    # written into, under the project folder
+    uploads: str = "data/ask/uploads"
 
 
 class PipelinesParams(Params):

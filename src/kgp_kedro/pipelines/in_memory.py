@@ -42,15 +42,22 @@ def parameter_entries(raw: Mapping[str, Any]) -> dict[str, Any]:
     return entries
 
 
+def parameter_catalog(raw: Mapping[str, Any]) -> DataCatalog:
+    """A catalog of ``raw``'s :func:`parameter_entries` alone (``catalog.load("params:ask")``
+    as in a Kedro context)."""
+    catalog = DataCatalog()
+    for name, value in parameter_entries(raw).items():
+        catalog[name] = MemoryDataset(value, copy_mode="assign")
+    return catalog
+
+
 def run_in_memory(pipeline: Pipeline, raw_params: Mapping[str, Any],
                   inputs: Mapping[str, Any] | None = None,
                   runner: AbstractRunner | None = None) -> dict[str, Any]:
     """Run ``pipeline`` with ``raw_params`` (and the raw sources its ``ingest.sources`` name)
     and the given input ``inputs``, by ``runner`` (the sequential runner when not given); every
     dataset it reads or writes is returned by name (nothing is saved to disk)."""
-    catalog = DataCatalog()
-    for name, value in parameter_entries(raw_params).items():
-        catalog[name] = MemoryDataset(value, copy_mode="assign")
+    catalog = parameter_catalog(raw_params)
     for name, dataset in raw_source_datasets(raw_params).items():
         catalog[name] = dataset
     for name, value in (inputs or {}).items():

@@ -11,6 +11,7 @@ from kgp_kedro.asking.session import AskSession
 from kgp_kedro.config import validate
 from kgp_kedro.config.base import setting_label
 from kgp_kedro.config.sections import AskParams, EncoderParams, ReadParams
+from kgp_kedro.llm import LLMClient
 from kgp_kedro.models.loading import load_encoder
 from kgp_kedro.pipelines.ask.nodes import reader
 from kgp_kedro.pipelines.parameter_tree import Method, parse_method
@@ -40,21 +41,25 @@ def session_datasets(catalog, method: Method) -> list[str]:
 
 
 def open_session(catalog, data: dict[str, Any], method: Method,
-                 project_path: Path) -> AskSession:
-    """The session over ``data`` (:func:`session_datasets`' loaded outputs)."""
+                 project_path: Path, client: LLMClient | None = None) -> AskSession:
+    """The session over ``data`` (:func:`session_datasets`' loaded outputs); ``client``: a
+    reader already loaded from the same ``llm`` and ``ask`` blocks (an open session's, kept
+    when the app opens another folder), else the run's reader loaded here."""
     project = Path(project_path)
     ask = validate(AskParams, catalog.load("params:ask"), "ask")
     graph = catalog.load("params:retrieve.graph")
     variant, encoder = graph["variant"], catalog.load("params:retrieve.embeddings")
-    llm = catalog.load("params:llm")
-    llm["cache"] = _under(project, llm.get("cache"))
-    if (llm.get("local") or {}).get("cache_dir"):
-        llm["local"]["cache_dir"] = _under(project, llm["local"]["cache_dir"])
+    if client is None:
+        llm = catalog.load("params:llm")
+        llm["cache"] = _under(project, llm.get("cache"))
+        if (llm.get("local") or {}).get("cache_dir"):
+            llm["local"]["cache_dir"] = _under(project, llm["local"]["cache_dir"])
+        client = reader(llm, ask)
     needs = method.requirements
     model = (load_encoder(validate(EncoderParams, catalog.load(f"params:embed.encoders.{encoder}"),
                                    f"embed.encoders.{encoder}")) if needs.embeddings else None)
     return AskSession(
-        data["passages"], method, catalog.load("params:retrieve.budget"), reader(llm, ask),
+        data["passages"], method, catalog.load("params:retrieve.budget"), client,
         contexts=ask.contexts, instruction=ask.instruction,
         margin_tokens=validate(ReadParams, catalog.load("params:read"), "read").margin_tokens,
         snippet_chars=ask.snippet_chars, grounding=ask.grounding,

@@ -1,0 +1,92 @@
+"""The ask app (notebooks/ask_app.ipynb served by Voilà, as ``make app`` serves it) driven in a
+real headless Chromium, as a user would: two files made from real HotpotQA paragraphs (a PDF of
+three, an HTML page of a fourth) uploaded through its upload button, a question typed, SUBMIT
+pressed. The page lists the two files read, then shows the answer with its mark, its sources
+(cited, or the closest passages when not found) naming the file that holds the answer (a click
+on a source opens its snippet), and the traversal figure. The reader is the packaged 0.5B model
+with the test projects' small window (tests/projects.py)."""
+from __future__ import annotations
+
+import html
+
+import pytest
+import yaml
+
+from tests.app.conftest import serve_app
+from tests.corpus.files import make_pdf, paragraphs
+from tests.projects import _small_llm, make_project
+
+pytestmark = pytest.mark.slow
+
+# its answer (From Here to Infinity) is in the HTML page alone
+QUESTION = "What is the first solo album by Lee Ranaldo?"
+PAGE_LOAD_S = 120      # the notebook runs when the page opens: Kedro's session, the imports
+ANSWER_S = 120         # a folder read (parse, split, encode, KG) / an answer (link, walk, read)
+
+
+def _documents(folder) -> dict[str, str]:
+    """The two files (name -> its first title): ``ranaldo.pdf`` (the first HotpotQA
+    record's first three paragraphs and a table) and ``infinity.html`` (its fourth)."""
+    folder.mkdir()
+    pdf = make_pdf(folder / "ranaldo.pdf")
+    title, text = paragraphs(4)[3]
+    (folder / "infinity.html").write_text(
+        f"<html><head><title>{html.escape(title)}</title></head><body>"
+        f"<h1>{html.escape(title)}</h1><p>{html.escape(text)}</p></body></html>",
+        encoding="utf-8")
+    return {"ranaldo.pdf": pdf[0][0], "infinity.html": title}
+
+
+def test_the_app_answers_uploaded_files_with_their_cited_file_in_a_browser(
+        tmp_path_factory, feature_cache, chromium):
+    from playwright.sync_api import expect, sync_playwright
+
+    root = tmp_path_factory.mktemp("app")
+    (root / "project").mkdir()
+    project = make_project(root / "project", feature_cache=feature_cache)
+    env = project / "conf" / "ask" / "parameters.yml"
+    llm = {**_small_llm(), "cache": str(root / "llm_calls.sqlite")}
+    env.write_text(yaml.safe_dump({**yaml.safe_load(env.read_text()), "llm": llm,
+                                   "ask": {"contexts": 4, "max_tokens": 48}}))
+    files = _documents(root / "upload")
+
+    with serve_app(project, root / "voila.log") as url, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium)
+        try:
+            page = browser.new_page()
+            page.goto(url, timeout=PAGE_LOAD_S * 1000)
+            upload = page.get_by_role("button", name="UPLOAD FILES")
+            upload.wait_for(timeout=PAGE_LOAD_S * 1000)   # the notebook ran
+            submit = page.get_by_role("button", name="SUBMIT")
+            expect(submit).to_be_disabled()             # nothing to ask before a folder
+            with page.expect_file_chooser() as chooser:
+                upload.click()
+            chooser.value.set_files([root / "upload" / name for name in files])
+            status = page.get_by_text("2 files, ")
+            status.wait_for(timeout=ANSWER_S * 1000)
+            assert all(name in status.inner_text() for name in files)
+            assert sorted(p.name for p in (project / "data/ask/uploads").iterdir()) \
+                == sorted(files)                        # written into ask.uploads
+
+            page.locator("textarea").fill(QUESTION)
+            submit.click()
+            sources = page.locator(".kgp-answer ul.sources > li")
+            sources.first.wait_for(timeout=ANSWER_S * 1000)
+            answer = page.locator(".kgp-answer")
+            assert QUESTION in answer.inner_text()
+            mark = answer.locator(".mark").inner_text()
+            assert mark in ("supported", "partly supported", "not found")
+            labels = sources.locator("summary").all_inner_texts()
+            assert labels and all(label.split("] ", 1)[1].startswith(tuple(files))
+                                  for label in labels)
+            assert any("infinity.html" in label for label in labels)   # the answer's file
+            # a source is clickable: its snippet shows once its summary is clicked
+            snippet = sources.first.locator("blockquote")
+            expect(snippet).to_be_hidden()
+            sources.first.locator("summary").click()
+            expect(snippet).to_be_visible()
+            assert len(snippet.inner_text().split()) > 5
+            # the traversal figure, drawn by plotly in the page
+            page.locator(".js-plotly-plot").first.wait_for(timeout=30_000)
+        finally:
+            browser.close()
