@@ -24,13 +24,35 @@ ENCODER_DTYPE = os.environ.get("KGP_TEST_ENCODER_DTYPE", "auto")
 
 
 def pytest_configure(config):
-    """A bad KGP_TEST_ENCODER_DTYPE stops the session before any test, naming the variable."""
+    """A bad KGP_TEST_ENCODER_DTYPE stops the session before any test, naming the variable;
+    an xdist worker keeps to its own CPUs."""
     from kgp_kedro.models.encoders import resolve_dtype
 
     try:
         resolve_dtype(ENCODER_DTYPE, "cpu")
     except ValueError as exc:
         raise pytest.UsageError(f"KGP_TEST_ENCODER_DTYPE: {exc}") from None
+    _keep_worker_to_its_cpus()
+
+
+def _keep_worker_to_its_cpus() -> None:
+    """Under ``pytest -n N`` (``make test``), worker ``gwI`` runs on every N-th CPU from the
+    I-th (its affinity; what it starts inherits it) with as many PyTorch threads; llama.cpp sizes
+    its threads to the affinity (:func:`kgp_kedro.plumbing.cpus.usable_cpus`). Two workers each
+    running threads on every core made llama.cpp's busy-waiting threads fight: the suite's LLM
+    tests ran about twice as long. Nothing is pinned with more workers than CPUs."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if worker is None or not hasattr(os, "sched_setaffinity"):
+        return
+    cpus = sorted(os.sched_getaffinity(0))
+    if workers > len(cpus):
+        return
+    import torch
+
+    own = cpus[int(worker.removeprefix("gw")) :: workers]
+    os.sched_setaffinity(0, own)
+    torch.set_num_threads(len(own))
 
 
 # the session's one project run (``project_run``, ``notebook_run``) is built once per xdist
@@ -189,14 +211,18 @@ def llama_server():
     import urllib.request
 
     from kgp_kedro.llm import resolve_gguf
+    from kgp_kedro.llm.backends import llama_threads
 
     model = resolve_gguf("qwen2.5-coder-0.5b-instruct-q4_k_m", cache_dir=MODEL_CACHE)
+    generate, evaluate = llama_threads(None)
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     server = subprocess.Popen(
         [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
-         "--port", str(port), "--n_ctx", "1024", "--model_alias", "qwen-local"],
+         "--port", str(port), "--n_ctx", "1024", "--model_alias", "qwen-local",
+         # its defaults count every core of the machine: sized as LocalBackend's instead
+         "--n_threads", str(generate), "--n_threads_batch", str(evaluate)],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base_url = f"http://127.0.0.1:{port}/v1"
     try:

@@ -1,6 +1,7 @@
 """The embedded backend for real: the packaged GGUF is assembled offline and verified, and the
 model answers a bundled HotpotQA question from its supporting passages."""
 import hashlib
+import os
 
 import numpy as np
 import pytest
@@ -114,3 +115,27 @@ def test_a_reply_does_not_depend_on_what_was_asked_before(local_llm, golden_read
         fresh = backend.chat(asked, 0.0, 12, 0)[0]
         backend.chat(prompts[1], 0.0, 12, 0)
         assert backend.chat(asked, 0.0, 12, 0)[0] == fresh
+
+
+def test_unset_threads_follow_the_cpus_the_process_may_run_on():
+    from kgp_kedro.llm.backends import llama_threads
+
+    assert llama_threads(3) == (3, 3)
+    before = os.sched_getaffinity(0)
+    try:
+        os.sched_setaffinity(0, {min(before)})   # as a pinned test worker or `taskset -c 0`
+        assert llama_threads(None) == (1, 1)
+    finally:
+        os.sched_setaffinity(0, before)
+
+
+def test_a_reply_does_not_depend_on_the_thread_count(golden_reading):
+    """One and two threads (a pinned test worker, an idle machine) give the same logits for
+    the same prompt, to the last bit."""
+    from kgp_kedro.llm.backends import LocalBackend
+
+    _, messages = golden_reading
+    logits = [_last_logits(LocalBackend(cache_dir=str(MODEL_CACHE), n_ctx=1024,
+                                        n_threads=threads), messages, fresh=True)
+              for threads in (1, 2)]
+    assert np.array_equal(*logits)

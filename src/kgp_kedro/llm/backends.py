@@ -16,6 +16,7 @@ from itertools import takewhile
 from typing import Any
 
 from kgp_kedro.llm.packaged import resolve_gguf
+from kgp_kedro.plumbing.cpus import usable_cpus
 from kgp_kedro.plumbing.registry import Registry
 
 logger = logging.getLogger(__name__)
@@ -105,6 +106,18 @@ class OpenAIBackend:
         return math.ceil(len(text) / self.chars_per_token)
 
 
+def llama_threads(n_threads: int | None) -> tuple[int, int]:
+    """llama.cpp's threads (generating, evaluating prompts): ``n_threads`` for both; unset,
+    half the CPUs this process may run on generate and all of them evaluate prompts.
+    llama-cpp-python's own defaults count every core of the machine, which oversubscribes a
+    process confined to fewer (its threads busy-wait for each other). A reply does not depend
+    on the count (tests/llm/test_local_backend.py)."""
+    if n_threads is not None:
+        return n_threads, n_threads
+    cpus = usable_cpus()
+    return max(1, cpus // 2), cpus
+
+
 @LLM_BACKENDS.register("local")
 class LocalBackend:
     """A GGUF chat model run in-process with llama-cpp-python: a packaged model by name
@@ -130,10 +143,10 @@ class LocalBackend:
                                "GPU offload")
         self.model = model_path and path.name or model
         self.context_window = n_ctx
-        # n_threads for generation and prompt evaluation alike (llama-cpp-python's own default
-        # evaluates prompts on every core, which collapses on a shared machine)
-        self.llm = llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads,
-                                   n_threads_batch=n_threads, n_gpu_layers=-1 if gpu else 0, seed=seed, verbose=False)
+        generate, evaluate = llama_threads(n_threads)
+        self.llm = llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx, n_threads=generate,
+                                   n_threads_batch=evaluate, n_gpu_layers=-1 if gpu else 0,
+                                   seed=seed, verbose=False)
         self._templates = self._chat_templates()
         logger.info("Loaded local LLM %s (%s, n_ctx=%d, %s)", self.model, path, n_ctx,
                     "GPU" if gpu else "CPU")
