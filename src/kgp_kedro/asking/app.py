@@ -19,6 +19,7 @@ import ipywidgets as w
 from IPython.display import display
 
 from kgp_kedro.asking.report import answer_html
+from kgp_kedro.asking.session import Asked
 from kgp_kedro.corpus.sources.formats import supported_suffixes
 from kgp_kedro.reporting.notebook import traversal_figure
 
@@ -51,6 +52,7 @@ class AskApp:
     def __init__(self, open_folder: FolderOpener, uploads: Path,
                  folder: str | None = None) -> None:
         self._open, self.uploads, self.opened = open_folder, Path(uploads), None
+        self.asked: Asked | None = None   # the last question's answer row and retrieved rows
         self.upload = w.FileUpload(accept=",".join(supported_suffixes()), multiple=True,
                                    description="UPLOAD FILES")
         self.folder = w.Text(value=folder or "", placeholder="/path/to/your/documents",
@@ -65,7 +67,7 @@ class AskApp:
         self.answer.add_class("kgp-answer")
         self.figure = w.Output()
         self.upload.observe(self._uploaded, names="value")
-        self.open_button.on_click(lambda _: self._open_folder(Path(self.folder.value.strip())))
+        self.open_button.on_click(lambda _: self.open(Path(self.folder.value.strip())))
         self.submit.on_click(lambda _: self.ask(self.question.value))
         self.view = w.HBox([
             w.VBox([self.upload, w.HBox([self.folder, self.open_button]), self.status,
@@ -86,10 +88,10 @@ class AskApp:
         if names:
             self.upload.value = ()   # the same file uploaded again is a change again
             self.folder.value = str(self.uploads)
-            self._open_folder(self.uploads, f"uploaded {', '.join(names)}; ")
+            self.open(self.uploads, f"uploaded {', '.join(names)}; ")
 
-    def _open_folder(self, folder: Path, said: str = "") -> None:
-        """Open ``folder`` (its tables built, its session opened); a folder that cannot be
+    def open(self, folder: Path, said: str = "") -> None:
+        """OPEN FOLDER: open ``folder`` (its tables built, its session opened); a folder that cannot be
         read says why in the status line."""
         self._busy(True)
         self.status.value = html.escape(f"{said}reading {folder} ...")
@@ -116,7 +118,7 @@ class AskApp:
         self.answer.value = "<p>Answering ...</p>"
         self.figure.clear_output()
         try:
-            asked = self.opened.session.ask(question)
+            asked = self.asked = self.opened.session.ask(question)
         except Exception as exc:   # the app's boundary: the reason shown, not a traceback
             logger.exception("asking %r failed", question)
             self.answer.value = f"<p><b>Could not answer:</b> {html.escape(str(exc))}</p>"
