@@ -175,7 +175,7 @@ lab: $(BASE_STAMP) ## Run: kedro jupyter lab (notebooks/)
 
 # the ask app (docs/ask.md): notebooks/ask_app.ipynb served by Voila at http://localhost:8866
 app: $(READER_STAMP) ## Run: the ask app (upload files, ask, SUBMIT) in the browser
-	$(BIN)/voila notebooks/ask_app.ipynb --no-browser
+	$(BIN)/voila notebooks/ask_app.ipynb
 
 # the component timings of docs/benchmarks.md (the other benchmarks/ scripts run alone)
 bench-speed: $(BENCH_STAMP) ## More: time the KG build, the encoder, retrieval and the reader

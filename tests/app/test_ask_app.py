@@ -4,7 +4,8 @@ three, an HTML page of a fourth) uploaded through its upload button, a question 
 pressed. The page lists the two files read, then shows the answer with its mark, its sources
 (cited, or the closest passages when not found) naming the file that holds the answer (a click
 on a source opens its snippet), and the traversal figure. The reader is the packaged 0.5B model
-with the test projects' small window (tests/projects.py)."""
+with the test projects' small window (tests/projects.py). Then, without a browser, what the
+app does with uploaded names and with a folder it cannot read."""
 from __future__ import annotations
 
 import html
@@ -15,8 +16,6 @@ import yaml
 from tests.app.conftest import serve_app
 from tests.corpus.files import make_pdf, paragraphs
 from tests.projects import _small_llm, make_project
-
-pytestmark = pytest.mark.slow
 
 # its answer (From Here to Infinity) is in the HTML page alone
 QUESTION = "What is the first solo album by Lee Ranaldo?"
@@ -37,6 +36,7 @@ def _documents(folder) -> dict[str, str]:
     return {"ranaldo.pdf": pdf[0][0], "infinity.html": title}
 
 
+@pytest.mark.slow
 def test_the_app_answers_uploaded_files_with_their_cited_file_in_a_browser(
         tmp_path_factory, feature_cache, chromium):
     from playwright.sync_api import expect, sync_playwright
@@ -90,3 +90,38 @@ def test_the_app_answers_uploaded_files_with_their_cited_file_in_a_browser(
             page.locator(".js-plotly-plot").first.wait_for(timeout=30_000)
         finally:
             browser.close()
+
+
+def test_uploaded_files_are_written_under_their_own_names_into_the_uploads_folder(tmp_path):
+    """FileUpload's files land in ``ask.uploads`` under their base names: a name with a folder
+    part cannot write outside it, a hidden name is left out."""
+    from kgp_kedro.asking.app import save_uploads
+
+    files = [{"name": "notes.md", "content": memoryview(b"# Notes\n\nText.\n")},
+             {"name": "../../outside.html", "content": b"<p>x</p>"},
+             {"name": ".hidden", "content": b"x"}]
+    assert save_uploads(files, tmp_path / "uploads") == ["notes.md", "outside.html"]
+    assert sorted(p.name for p in (tmp_path / "uploads").iterdir()) == ["notes.md",
+                                                                       "outside.html"]
+    assert (tmp_path / "uploads" / "notes.md").read_bytes() == b"# Notes\n\nText.\n"
+    assert not (tmp_path / "outside.html").exists()
+
+
+def test_a_folder_with_nothing_readable_says_why_and_leaves_submit_off(tmp_path):
+    """OPEN FOLDER on a folder of an empty text file and a file of no readable type: the ask
+    chain's ingest refuses it, the status line says why, and there is nothing to SUBMIT to."""
+    from kgp_kedro.asking.app import AskApp
+    from kgp_kedro.pipelines.ask_folder import open_folder
+    from tests.config.test_parameters import _ask_env
+    from tests.conftest import ROOT
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "empty.txt").write_text("")
+    (folder / "data.xyz").write_text("not a document")
+    parameters = _ask_env()
+    parameters["ingest"]["parse_cache"] = str(tmp_path / "parsed")
+    app = AskApp(lambda path, before: open_folder(parameters, path, ROOT), tmp_path / "uploads")
+    app.open(folder)
+    assert app.opened is None and app.submit.disabled
+    assert "Could not open" in app.status.value and "no readable documents" in app.status.value
