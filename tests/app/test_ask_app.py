@@ -108,8 +108,9 @@ def test_uploaded_files_are_written_under_their_own_names_into_the_uploads_folde
 
 
 def test_a_folder_with_nothing_readable_says_why_and_leaves_submit_off(tmp_path):
-    """OPEN FOLDER on a folder of an empty text file and a file of no readable type: the ask
-    chain's ingest refuses it, the status line says why, and there is nothing to SUBMIT to."""
+    """OPEN FOLDER with no folder named asks for one; on a folder of an empty text file and a
+    file of no readable type, the ask chain's ingest refuses it, the status line says why, and
+    there is nothing to SUBMIT to."""
     from kgp_kedro.asking.app import AskApp
     from kgp_kedro.pipelines.ask_folder import open_folder
     from tests.config.test_parameters import _ask_env
@@ -122,6 +123,9 @@ def test_a_folder_with_nothing_readable_says_why_and_leaves_submit_off(tmp_path)
     parameters = _ask_env()
     parameters["ingest"]["parse_cache"] = str(tmp_path / "parsed")
     app = AskApp(lambda path, before: open_folder(parameters, path, ROOT), tmp_path / "uploads")
-    app.open(folder)
+    app.open_button.click()          # no folder named: the project folder is not read
+    assert app.status.value.startswith("Name a folder first")
+    app.folder.value = str(folder)
+    app.open_button.click()
     assert app.opened is None and app.submit.disabled
     assert "Could not open" in app.status.value and "no readable documents" in app.status.value

@@ -67,7 +67,7 @@ class AskApp:
         self.answer.add_class("kgp-answer")
         self.figure = w.Output()
         self.upload.observe(self._uploaded, names="value")
-        self.open_button.on_click(lambda _: self.open(Path(self.folder.value.strip())))
+        self.open_button.on_click(self._open_named)
         self.submit.on_click(lambda _: self.ask(self.question.value))
         self.view = w.HBox([
             w.VBox([self.upload, w.HBox([self.folder, self.open_button]), self.status,
@@ -83,6 +83,12 @@ class AskApp:
         if not busy:
             self.submit.disabled = self.opened is None
 
+    def _open_named(self, _) -> None:
+        if not self.folder.value.strip():
+            self.status.value = "Name a folder first (or upload files)."
+            return
+        self.open(Path(self.folder.value.strip()))
+
     def _uploaded(self, change) -> None:
         names = save_uploads(change["new"], self.uploads)
         if names:
@@ -91,8 +97,8 @@ class AskApp:
             self.open(self.uploads, f"uploaded {', '.join(names)}; ")
 
     def open(self, folder: Path, said: str = "") -> None:
-        """OPEN FOLDER: open ``folder`` (its tables built, its session opened); a folder that cannot be
-        read says why in the status line."""
+        """OPEN FOLDER: open ``folder`` (its tables built, its session opened); a folder that
+        cannot be read says why in the status line (the folder open before stays open)."""
         self._busy(True)
         self.status.value = html.escape(f"{said}reading {folder} ...")
         try:
@@ -105,8 +111,8 @@ class AskApp:
             passages = self.opened.session.passages
             files = sorted(passages["doc_id"].str.split("/", n=1).str[1].unique())
             self.status.value = html.escape(
-                f"{said}{len(files)} files, {len(passages)} passages: {', '.join(files)}. "
-                "Ask a question.")
+                f"{said}{len(files)} file{'s' * (len(files) != 1)}, {len(passages)} passages: "
+                f"{', '.join(files)}. Ask a question.")
         finally:
             self._busy(False)
 

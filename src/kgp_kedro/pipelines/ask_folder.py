@@ -66,10 +66,11 @@ def folder_parameters(parameters: Mapping[str, Any], folder: Path) -> dict[str, 
 
 def open_folder(parameters: Mapping[str, Any], folder: Path, project_path: Path,
                 client: LLMClient | None = None) -> OpenFolder:
-    """The ask session over ``folder`` (module docstring); ``client``: the reader of a session
+    """The ask session over ``folder`` (module docstring; a relative path is under the project
+    folder, as ``ask.folder`` of a ``kedro run`` in it); ``client``: the reader of a session
     already open, kept (else the ask env's reader is loaded)."""
-    raw = folder_parameters(parameters, Path(folder).resolve())
     project = Path(project_path)
+    raw = folder_parameters(parameters, (project / Path(folder).expanduser()).resolve())
     catalog = parameter_catalog(raw)
     method = session_method(catalog, project)
     names = session_datasets(catalog, method)
