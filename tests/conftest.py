@@ -61,6 +61,7 @@ def _keep_worker_to_its_cpus() -> None:
 SHARED_RUN = ("project_run", "notebook_run")
 
 
+@pytest.hookimpl(tryfirst=True)   # before xdist's own hook, which reads the group marks
 def pytest_collection_modifyitems(items):
     for item in items:
         if set(SHARED_RUN) & set(getattr(item, "fixturenames", ())):
@@ -156,6 +157,25 @@ def feature_cache(tmp_path_factory):
     return tmp_path_factory.mktemp("feature_cache")
 
 
+def _claim_the_project_run(tmp_path_factory) -> None:
+    """Under xdist, the first worker to build the project run says so in the session's shared
+    temporary folder; a second worker stops there, naming the cause, rather than building it
+    again beside the first. It happened silently twice over: a group mark added after xdist's
+    hook had read the marks, and pytest 9.2, under which xdist cannot set a test's group
+    (pytest-xdist#1386; the test extra pins pytest below 9.2)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker is None:
+        return
+    claim = tmp_path_factory.getbasetemp().parent / "project_run.worker"
+    try:
+        with claim.open("x") as handle:
+            handle.write(worker)
+    except FileExistsError:
+        pytest.fail(f"the project run is already built by {claim.read_text()}: the tests that "
+                    f"use it lost their xdist group (--dist loadgroup; pytest {pytest.__version__}"
+                    f", see pytest-xdist#1386)", pytrace=False)
+
+
 @pytest.fixture(scope="session")
 def project_run(tmp_path_factory, feature_cache):
     """The session's one full run, shared by the pipeline, report and notebook tests: a copy of
@@ -165,6 +185,7 @@ def project_run(tmp_path_factory, feature_cache):
     read -> score -> report) and of ``retrieval_quality``, as one run: every stage once."""
     from tests.projects import LOCAL_PARAMETERS, make_project, run_pipeline
 
+    _claim_the_project_run(tmp_path_factory)
     project = make_project(tmp_path_factory.mktemp("project"), LOCAL_PARAMETERS, feature_cache)
     run_pipeline(project, ["__default__", "retrieval_quality"])
     return project

@@ -75,7 +75,7 @@ def test_a_shared_system_turn_is_evaluated_once_and_changes_no_logit(local_llm, 
     _, first = golden_reading
     questions, documents = hotpot
     other = questions.iloc[3]
-    passages = documents[documents["collection_id"] == other.collection_id]["text"].head(4)
+    passages = documents[documents["collection_id"] == other.collection_id]["text"].head(2)
     second = [first[0], {"role": "user", "content": qa_prompt(other.question, list(passages))}]
     system_turn = backend._system_turn(second)
     assert len(system_turn) > 20 and system_turn == backend._system_turn(first)
@@ -89,11 +89,8 @@ def test_a_shared_system_turn_is_evaluated_once_and_changes_no_logit(local_llm, 
     assert evaluated == [len(backend.llm.input_ids[:backend.llm.n_tokens]) - len(system_turn)]
     assert np.array_equal(fresh, warm)
     monkeypatch.undo()
-    # and a reply does not depend on what was asked before
-    after_first = backend.chat(second, 0.0, 32, 0)[0]
-    backend.llm.reset()
-    assert backend.chat(second, 0.0, 32, 0)[0] == after_first
-    # a prompt without a system message is evaluated from scratch, as one batch
+    # (a reply asked after another prompt: the next test) a prompt without a system message is
+    # evaluated from scratch, as one batch
     assert backend._system_turn(second[1:]) == []
 
 
@@ -107,7 +104,7 @@ def test_a_reply_does_not_depend_on_what_was_asked_before(local_llm, golden_read
     prompts = []
     for i in (3, 5):
         q = questions.iloc[i]
-        passages = documents[documents["collection_id"] == q.collection_id]["text"].head(3)
+        passages = documents[documents["collection_id"] == q.collection_id]["text"].head(2)
         prompts.append([first[0], {"role": "user", "content": qa_prompt(q.question,
                                                                         list(passages))}])
     for asked in (prompts[0], prompts[0][1:]):   # with a system turn, and with none
