@@ -41,6 +41,7 @@ from kgp_kedro.reporting.measurements import read_measurement
 from kgp_kedro.reporting.retrieval_results import (RETRIEVAL_COLUMNS, RETRIEVAL_OPTIONAL,
                                                    render_retrieval_tables)
 from kgp_kedro.reporting.snippets import ResultsData, render_page
+from kgp_kedro.reporting.support_split import support_split
 from kgp_kedro.reporting.snippets import pages as results_pages
 from kgp_kedro.runs.integrity import parameters_digest
 
@@ -164,7 +165,9 @@ def render_tables(answers: pd.DataFrame, title: str) -> str:
     name, questions, each Table 1 metric of the registry measured there: EM, F1 with its 95 %
     interval, the judge's Acc where it ran, Hits@1, ...; F1 as a share of Golden's with its
     interval, and the paired F1 difference to DPR and to Golden with its interval); Table 2,
-    KGP's traversal agents (the rows run by the ``kgp`` retriever); F1 against the reader's
+    KGP's traversal agents (the rows run by the ``kgp`` retriever); ``kgp`` against DPR by the
+    supporting passages their prompts hold (:mod:`~kgp_kedro.reporting.support_split`); F1
+    against the reader's
     input tokens and the LLM calls per question (HOLMES' token saving, EWEK-QA's calls); and
     the citation metrics of the methods whose answers cite (EWEK-QA). Where a source's
     methods were read on different questions (pieces of different sizes), its methods again
@@ -251,6 +254,17 @@ def render_tables(answers: pd.DataFrame, title: str) -> str:
             ["source", "method", "ran as", "questions", *labels(columns), "Δ F1 vs dpr"],
             [[source, m, ran_as[(source, m)], *scores(source, m, columns),
               _diff_cell(diffs["dpr"], source, m)] for source, m in agents])]
+    split = support_split(answers)
+    if split["questions"].sum():
+        lines += ["#### `kgp` against DPR by the supporting passages their prompts hold", "",
+                  "Pooled over the sources, on the questions both answered: which prompt holds "
+                  "every supporting passage (the first four rows), and which holds the larger "
+                  "share of them (the last three); F1 in percent, Golden's over the same "
+                  "questions; the last column the paired difference.", "", *_markdown(
+                      ["questions where", "n", "Golden F1", "`kgp` F1", "DPR F1", "`kgp` − DPR"],
+                      [[g.group, f"{g.questions}", _pct(g.golden_f1), _pct(g.kgp_f1),
+                        _pct(g.dpr_f1), "–" if pd.isna(g.kgp_minus_dpr)
+                        else f"{100 * g.kgp_minus_dpr:+.1f}"] for g in split.itertuples()])]
     costs = answers.groupby(["source", "method"], sort=False).agg(
         f1=("f1", "mean"), prompt_tokens=("prompt_tokens", "mean"),
         completion_tokens=("completion_tokens", "mean"), llm_calls=("llm_calls", "mean"),
