@@ -12,12 +12,13 @@ from kgp_kedro.reporting.support_split import support_split
 def _answers() -> pd.DataFrame:
     """(question, method, F1, share of the supporting passages in the prompt): q1 only kgp's
     prompt holds them all, q2 and q3 both, q4 neither (kgp the larger share), q5 only DPR's;
-    Golden answered q1-q4; q6 was read by kgp alone."""
+    Golden answered q1-q5 (q5 with its share unknown: its F1 still counts); q6 was read by kgp
+    alone."""
     rows = [("q1", "kgp", 1.0, 1.0), ("q1", "dpr", 0.0, 0.5), ("q1", "golden", 1.0, 1.0),
             ("q2", "kgp", 0.5, 1.0), ("q2", "dpr", 1.0, 1.0), ("q2", "golden", 1.0, 1.0),
             ("q3", "kgp", 0.0, 1.0), ("q3", "dpr", 0.5, 1.0), ("q3", "golden", 0.0, 1.0),
             ("q4", "kgp", 0.0, 0.5), ("q4", "dpr", 0.0, 0.0), ("q4", "golden", 0.5, 1.0),
-            ("q5", "kgp", 0.25, 0.5), ("q5", "dpr", 1.0, 1.0),
+            ("q5", "kgp", 0.25, 0.5), ("q5", "dpr", 1.0, 1.0), ("q5", "golden", 0.75, np.nan),
             ("q6", "kgp", 1.0, 1.0)]
     frame = pd.DataFrame(rows, columns=["question_id", "method", "f1", "context_sp_recall"])
     return frame.assign(source="hotpotqa")
@@ -29,10 +30,10 @@ def test_each_group_is_its_questions_means_and_paired_difference():
         "only `kgp`'s prompt holds every supporting passage": (1, 1.0, 1.0, 0.0, 1.0),
         "both hold every supporting passage": (2, 0.5, 0.25, 0.75, -0.5),
         "neither": (1, 0.5, 0.0, 0.0, 0.0),
-        "only DPR's": (1, np.nan, 0.25, 1.0, -0.75),
+        "only DPR's": (1, 0.75, 0.25, 1.0, -0.75),
         "`kgp`'s prompt holds a larger share": (2, 0.75, 0.5, 0.0, 0.5),
         "the same share": (2, 0.5, 0.25, 0.75, -0.5),
-        "a smaller share": (1, np.nan, 0.25, 1.0, -0.75),
+        "a smaller share": (1, 0.75, 0.25, 1.0, -0.75),
     }
     assert list(split.index) == list(expected)
     for group, (n, golden, kgp, dpr, diff) in expected.items():

@@ -28,13 +28,13 @@ def support_split(answers: pd.DataFrame) -> pd.DataFrame:
     answered), over every source's questions that ``kgp`` and DPR both answered with a
     known supporting share; empty when the answers lack either method."""
     keys = ["source", "question_id"]
-    rows = answers.dropna(subset=["context_sp_recall"])
 
     def of(method: str) -> pd.DataFrame:
-        part = rows[rows["method"] == method].drop_duplicates(keys, keep="last")
+        part = answers[answers["method"] == method].drop_duplicates(keys, keep="last")
         return part.set_index(keys)[["f1", "context_sp_recall"]]
 
-    pair = of(METHOD).join(of(BASELINE), lsuffix="_kgp", rsuffix="_dpr", how="inner")
+    pair = of(METHOD).join(of(BASELINE), lsuffix="_kgp", rsuffix="_dpr", how="inner").dropna(
+        subset=["context_sp_recall_kgp", "context_sp_recall_dpr"])
     if pair.empty:
         return pd.DataFrame(columns=["group", "questions", "golden_f1", "kgp_f1", "dpr_f1",
                                      "kgp_minus_dpr"])
