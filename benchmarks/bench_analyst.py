@@ -1,8 +1,10 @@
 """The analyst benchmark of issue 49: `kedro run --env ask` over a folder of PDFs made from
 bundled 2WikiMultihopQA train records (:mod:`kgp_kedro.asking.benchmark`: multi-hop questions
 whose answer is in a paragraph, only in a facts table, or in no document), once per run of
-``--runs``: a grounding check (``ask.grounding``), ``/markdown`` after it for the tables
-quoted as read (``ask.tables: markdown``) instead of as facts; every reply through the
+``--runs``: a grounding check (``ask.grounding``), then options after ``/``: ``markdown`` for the
+tables quoted as read (``ask.tables: markdown``) instead of as facts, ``headed`` / ``passage``
+(``ask.quote_form``), ``docs4`` / ``docsall`` (``ask.max_documents``: 4, none) (:func:`run_params`;
+an option not given is conf/ask's); every reply through the
 committed store ``results/llm`` (a reply stored there is never asked again; ``--store-only``:
 none is asked at all).
 
@@ -52,6 +54,24 @@ def run_ask(folder: Path, extra: list[str]) -> tuple[pd.DataFrame, float]:
     if not written:
         sys.exit(f"kedro run wrote no new {ANSWERS}")
     return pd.read_parquet(written[-1]), wall
+
+
+def run_params(run: str) -> list[str]:
+    """A run's ask parameters: ``grounding[/option...]``, each option ``markdown`` or
+    ``facts`` (``ask.tables``), ``headed`` or ``passage`` (``ask.quote_form``), ``docsN`` or
+    ``docsall`` (``ask.max_documents``: N or null); an option not given: conf/ask's."""
+    grounding, *options = run.split("/")
+    out = [f"ask.grounding={grounding}"]
+    for option in options:
+        if option in ("markdown", "facts"):
+            out.append(f"ask.tables={option}")
+        elif option in ("headed", "passage"):
+            out.append(f"ask.quote_form={option}")
+        elif option.startswith("docs") and (option[4:] == "all" or option[4:].isdigit()):
+            out.append(f"ask.max_documents={'null' if option == 'docsall' else option[4:]}")
+        else:
+            sys.exit(f"--runs: unknown option {option!r} in {run!r} (run_params)")
+    return out
 
 
 def _count(claims: str, verdict: str) -> int:
@@ -105,9 +125,7 @@ def main() -> None:
              *[p for p in args.params.split(",") if p]]
     frames, walls = [], {}
     for run in args.runs:
-        grounding, _, tables = run.partition("/")
-        answers, walls[run] = run_ask(args.folder, [
-            f"ask.grounding={grounding}", f"ask.tables={tables or 'facts'}", *extra])
+        answers, walls[run] = run_ask(args.folder, [*run_params(run), *extra])
         scored = score(answers, questions).assign(
             run=run, removed=answers["claims"].map(lambda c: _count(c, "unsupported")),
             reattributed=answers["claims"].map(lambda c: _count(c, "re-attributed")))

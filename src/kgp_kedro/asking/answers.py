@@ -21,6 +21,7 @@ from kgp_kedro.asking.tables import as_facts
 from kgp_kedro.ewek.composer import keep_citations
 from kgp_kedro.llm import LLMClient
 from kgp_kedro.prompts.ask import ask_messages
+from kgp_kedro.reading.contexts import within_documents
 from kgp_kedro.reading.reader import prompt_budget, ranked_contexts
 
 logger = logging.getLogger(__name__)
@@ -37,20 +38,44 @@ MIN_SHARED_WORDS = 3
 _WORD = re.compile(r"\w{3,}")
 
 
-def quoted_text(place: Located, tables: str = "facts") -> str:
+QUOTE_FORMS = ("passage", "headed")
+
+
+def quoted_text(place: Located, tables: str = "facts", form: str = "passage") -> str:
     """A passage as the prompt quotes it: with ``tables`` ``facts``, a table as facts under
-    its heading (:func:`~kgp_kedro.asking.tables.as_facts`); else its text."""
-    return as_facts(place.text, place.heading) if tables == "facts" else place.text
+    its heading (:func:`~kgp_kedro.asking.tables.as_facts`); else its text, after the heading
+    above it (``Heading: text``) when ``form`` is ``headed`` and it has one (a table's facts
+    name the heading already)."""
+    if form not in QUOTE_FORMS:
+        raise ValueError(f"ask.quote_form must be one of {QUOTE_FORMS}, got {form!r}")
+    if tables == "facts" and (facts := as_facts(place.text, place.heading)) != place.text:
+        return facts
+    if form == "headed" and place.heading and place.kind not in ("heading", "table"):
+        return f"{place.heading}: {place.text}"
+    return place.text
+
+
+def quote_order(ids: list[str], places: dict[str, Located], max_documents: int | None,
+                form: str) -> list[str]:
+    """The ranked passages ``ids`` a prompt may quote, in rank order: with ``form``
+    ``headed`` no heading alone (its text heads the passages under it); with
+    ``max_documents`` only those of the best-ranked files, at most that many
+    (:func:`~kgp_kedro.reading.contexts.within_documents`)."""
+    if form == "headed":
+        ids = [p for p in ids if places[p].kind != "heading"]
+    kept = within_documents([[p] for p in ids], {p: places[p].file for p in ids},
+                            max_documents)
+    return [ids[n] for n in kept]
 
 
 def _quotes(question: str, ids: list[str], places: dict[str, Located], client: LLMClient,
             instruction: str, margin_tokens: int,
-            tables: str) -> tuple[list[str], list[dict]]:
+            tables: str, form: str) -> tuple[list[str], list[dict]]:
     """The quoted passages (rank order) and the prompt: the lowest-ranked quotes are cut until
     the prompt fits the model's window less the answer's tokens and ``margin_tokens``."""
     _, budget = prompt_budget(client, margin_tokens, instruction)
     while True:
-        messages = ask_messages(question, [quoted_text(places[p], tables) for p in ids],
+        messages = ask_messages(question, [quoted_text(places[p], tables, form) for p in ids],
                                 instruction)
         if client.count_tokens(messages[1]["content"]) <= budget or not ids:
             return ids, messages
@@ -93,14 +118,16 @@ def answer_with_citations(questions: pd.DataFrame, retrieved: pd.DataFrame,
                           passages: pd.DataFrame, client: LLMClient, method: str, *,
                           contexts: int, instruction: str, margin_tokens: int,
                           snippet_chars: int, grounding: str, tables: str,
+                          max_documents: int | None = None, quote_form: str = "passage",
                           sanity: pd.DataFrame | None = None,
                           sanity_method: str | None = None) -> pd.DataFrame:
     """One row per question (:data:`ASK_COLUMNS`): the reply with its valid citations, each
     cited quote as ``{n, passage_id, file, page, heading, label, snippet}`` (``citations``, JSON)
     and as ``[n] <label>`` lines (``sources``), the cited numbers dropped because no quote had
     them, the retrieval paths to the cited passages, and the top file of ``method`` and of the
-    ``sanity`` method (BM25, say) side by side; a table quoted as ``tables`` says
-    (:func:`quoted_text`); the answer grounded by the ``grounding``
+    ``sanity`` method (BM25, say) side by side; a table quoted as ``tables`` says, every
+    passage as ``quote_form`` says (:func:`quoted_text`), from at most ``max_documents`` files
+    (:func:`quote_order`); the answer grounded by the ``grounding``
     check (:func:`~kgp_kedro.asking.grounding.ground`): its ``mark``, its ``claims`` (JSON:
     each claim's cited and supporting numbers, verdict and snippet) and, when not found, the
     ``closest`` quotes (JSON, as ``citations``). A failed call is a row with ``error`` set."""
@@ -114,15 +141,16 @@ def answer_with_citations(questions: pd.DataFrame, retrieved: pd.DataFrame,
         rows = by_question.get(q.question_id)
         ids = [ids[0] for ids, _ in ranked_contexts(rows, texts, "numbered")] \
             if rows is not None else []
+        ids = quote_order(ids, places, max_documents, quote_form)
         quoted, messages = _quotes(q.question, ids[:contexts], places, client, instruction,
-                                   margin_tokens, tables)
+                                   margin_tokens, tables, quote_form)
         plans.append((q, rows, quoted, messages))
     replies = client.complete_many([m for *_, m in plans], desc=f"ask {method}")
     out = []
     for (q, rows, quoted, _), reply in zip(plans, replies):
         kept, dropped = check_citations(reply.text, len(quoted))
         attributed = None
-        quotes = [quoted_text(places[p], tables) for p in quoted]
+        quotes = [quoted_text(places[p], tables, quote_form) for p in quoted]
         grounded = ground(q.question, keep_citations(reply.text, set(kept)), quotes, grounding,
                           snippet_chars)
         if grounding == "none" and not kept and reply.error is None:

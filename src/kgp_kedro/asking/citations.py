@@ -13,13 +13,15 @@ from kgp_kedro.ewek.composer import parse_citations
 @dataclass(frozen=True)
 class Located:
     """A passage's place: its file (relative to the folder), page (a paged format) and the
-    nearest heading before it in its file (a format with headings), and its text."""
+    nearest heading before it in its file (a format with headings; a heading passage's own
+    text), its text and its kind (``passage``, ``heading``, ``table``)."""
 
     passage_id: str
     file: str
     page: int | None
     heading: str | None
     text: str
+    kind: str = "passage"
 
 
 def _page(value) -> int | None:
@@ -40,7 +42,7 @@ def locate_passages(passages: pd.DataFrame) -> dict[str, Located]:
                 heading = " ".join(str(row.text).split())
             file = str(row.doc_id).split("/", 1)[-1]
             located[row.passage_id] = Located(row.passage_id, file, _page(row.page), heading,
-                                              str(row.text))
+                                              str(row.text), str(row.kind))
     return located
 
 

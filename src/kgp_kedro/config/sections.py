@@ -243,6 +243,12 @@ class AskParams(Params):
     # a table passage quoted as facts (a "subject — relation — object" line a row, the
     # chained rows joined: kgp_kedro.asking.tables) or as the markdown table it was read as
     tables: Literal["facts", "markdown"] = "facts"
+    # quotes from the passages of at most this many files, the best ranked (null: any);
+    # kgp_kedro.reading.contexts.within_documents, issue 48's read.max_documents
+    max_documents: PosInt | None = None
+    # a passage quoted as it was read (passage) or after the heading above it (headed: a
+    # heading is then not quoted alone); kgp_kedro.asking.answers.quoted_text
+    quote_form: Literal["passage", "headed"] = "passage"
     # the ask app's uploads (notebooks/ask_app.ipynb): the folder its uploaded files are
     # written into, under the project folder
     uploads: str = "data/ask/uploads"

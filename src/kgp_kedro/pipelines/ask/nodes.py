@@ -28,7 +28,8 @@ def ask(qa_questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.DataFr
         params.method, contexts=params.contexts, instruction=params.instruction,
         margin_tokens=validate(ReadParams, read, "read").margin_tokens,
         snippet_chars=params.snippet_chars, grounding=params.grounding,
-        tables=params.tables, sanity=sanity, sanity_method=params.sanity
+        tables=params.tables, max_documents=params.max_documents,
+        quote_form=params.quote_form, sanity=sanity, sanity_method=params.sanity
         if sanity is not None else None)
 
 

@@ -1,0 +1,69 @@
+"""What an ask prompt quotes (issue 49): a passage after the heading above it
+(``ask.quote_form: headed``, a heading not quoted alone) and the passages of the best-ranked
+files only (``ask.max_documents``), on real 2Wiki train records rendered as real PDFs and read
+back; the expectations computed by hand."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from kgp_kedro.asking import locate_passages
+from kgp_kedro.asking.answers import quote_order, quoted_text
+from kgp_kedro.asking.benchmark import chained, latin, render_pdf
+from kgp_kedro.corpus import split_passages
+from kgp_kedro.corpus.sources import read_source_with_skipped
+
+TRAIN = Path(__file__).resolve().parents[2] / "data/01_raw/2wikimultihopqa/train_sample500.json"
+RECORDS = [r for r in json.loads(TRAIN.read_text()) if chained(r)]
+
+
+def _paragraphs(record: dict, n: int) -> list[tuple[str, str]]:
+    return [(latin(t), latin(" ".join(s.strip() for s in sentences)))
+            for t, sentences in record["context"][:n]]
+
+
+@pytest.fixture(scope="module")
+def passages(tmp_path_factory) -> pd.DataFrame:
+    """Two PDFs: a.pdf, the first eligible record's first 2 paragraphs and its facts table;
+    b.pdf, the second record's first 2 paragraphs."""
+    folder = tmp_path_factory.mktemp("docs")
+    render_pdf(folder / "a.pdf", _paragraphs(RECORDS[0], 2), RECORDS[0]["evidences"])
+    render_pdf(folder / "b.pdf", _paragraphs(RECORDS[1], 2), [])
+    (folder / "questions.jsonl").write_text(json.dumps({"id": "q", "question": "x?"}) + "\n")
+    read = read_source_with_skipped("documents", folder, "docs")
+    return split_passages(pd.DataFrame(read.documents)).sort_values(["doc_id", "order"])
+
+
+def test_a_headed_quote_names_the_heading_above_it_and_a_table_keeps_its_facts(passages):
+    places = locate_passages(passages)
+    a = passages[passages["doc_id"] == "docs/a.pdf"]
+    title, text = _paragraphs(RECORDS[0], 1)[0]
+    heading = a[a["kind"] == "heading"].iloc[0]
+    body = a[a["kind"] == "passage"].iloc[0]
+    assert heading["text"] == title and text.startswith(body["text"][:40])
+    place = places[body["passage_id"]]
+    assert quoted_text(place, "facts", "headed") == f"{title}: {body['text']}"
+    assert quoted_text(place, "facts", "passage") == body["text"]
+    table = places[a[a["kind"] == "table"]["passage_id"].iloc[0]]
+    assert quoted_text(table, "facts", "headed") == quoted_text(table, "facts", "passage")
+    assert quoted_text(table, "facts", "headed").startswith("Table Facts (subject")
+    with pytest.raises(ValueError, match="ask.quote_form"):
+        quoted_text(place, "facts", "titled")
+
+
+def test_headed_quotes_leave_headings_out_and_max_documents_keeps_the_best_files(passages):
+    places = locate_passages(passages)
+    a = passages[passages["doc_id"] == "docs/a.pdf"]["passage_id"].tolist()
+    b = passages[passages["doc_id"] == "docs/b.pdf"]["passage_id"].tolist()
+    ranked = [b[1], a[0], a[1], b[0], *a[2:], *b[2:]]   # b's body first, then a's heading
+    headings = {p for p in ranked if places[p].kind == "heading"}
+    assert places[a[0]].kind == "heading" and places[b[0]].kind == "heading"
+    assert quote_order(ranked, places, None, "passage") == ranked
+    assert quote_order(ranked, places, None, "headed") == [p for p in ranked
+                                                           if p not in headings]
+    assert quote_order(ranked, places, 1, "passage") == [b[1], b[0], *b[2:]]
+    assert quote_order(ranked, places, 2, "headed") == [p for p in ranked
+                                                        if p not in headings]
