@@ -52,6 +52,28 @@ def test_the_small_reader_env_is_qa_benchmark_with_the_small_reader_alone():
     assert {k: small[k] for k in SMALL_READER} == SMALL_READER
 
 
+# what the dev benchmark's env sets beyond the small reader's (issue 48: Table 1 again on every
+# dev question with the reading chosen on train questions)
+DEV = {"read.max_documents": 4, "ingest.qa_questions_per_source": None,
+       "report.results.benchmark": "qa_benchmark_dev"}
+SMALL_READER_ONLY_METHODS = {"none", "mdr_trained", "kgp_tfidf", "kgp_mdr"}
+
+
+def test_the_dev_env_is_the_small_readers_with_the_chosen_reading_on_every_question():
+    """conf/qa_dev reads golden, bm25, dpr and kgp as the small reader's env retrieves them
+    (the same pool and retrieval setting), with read.max_documents 4, all questions and its
+    own benchmark: nothing else differs."""
+    small, dev = _parameters("qa_small_reader"), _parameters("qa_dev")
+    differ = {k for k in {*small, *dev} if small.get(k) != dev.get(k)}
+    methods = {k for k in differ if k.startswith("retrieve.methods.")}
+    assert {k.split(".")[2] for k in methods} == SMALL_READER_ONLY_METHODS
+    assert all(k not in dev for k in methods)
+    lists = {"pooled.methods", "retrieval_quality.collection_size.methods",
+             "read.prompt_styles.kgp_mdr"}
+    assert differ - methods - lists == set(DEV)
+    assert {k: dev[k] for k in DEV} == DEV
+
+
 def test_each_piece_replays_store_only_from_its_recordings_into_data():
     pieces = read_pieces(ROOT / PIECES)
     assert list(pieces.pieces) == ["qa_benchmark", "qa_benchmark_30", "small_reader",
