@@ -3,16 +3,18 @@ bundled 2WikiMultihopQA train records (:mod:`kgp_kedro.asking.benchmark`: multi-
 whose answer is in a paragraph, only in a facts table, or in no document), once per run of
 ``--runs``: a grounding check (``ask.grounding``), then options after ``/``: ``markdown`` for the
 tables quoted as read (``ask.tables: markdown``) instead of as facts, ``headed`` / ``passage``
-(``ask.quote_form``), ``docs4`` / ``docsall`` (``ask.max_documents``: 4, none) (:func:`run_params`;
+(``ask.quote_form``), ``distinct`` / ``repeated`` (``ask.distinct_quotes``), ``docs4`` /
+``docsall`` (``ask.max_documents``: 4, none) (:func:`run_params`;
 an option not given is conf/ask's); every reply through the
 committed store ``results/llm`` (a reply stored there is never asked again; ``--store-only``:
 none is asked at all).
 
 Written: ``results/analyst/runs.csv`` (one row per question and run: kind, gold answer,
-answer, mark, EM, F1, correct, abstained, seconds, the claims the check removed or
-re-attributed) and ``results/analyst/tables.md`` (per run: answerable correct, the table
-questions correct, EM / F1, grounded rate, abstention precision / recall, seconds a
-question; the machine's load).
+answer, mark, whether the gold answer was quoted in the prompt, EM, F1, correct, abstained,
+seconds, the claims the check removed or re-attributed) and ``results/analyst/tables.md`` (per
+run: answerable correct, the table questions correct, EM / F1, grounded rate, abstention
+precision / recall, seconds a question; per kind: correct, abstained, the answer quoted and
+correct when quoted; the machine's load).
 
 Usage::
 
@@ -31,11 +33,15 @@ from pathlib import Path
 
 import pandas as pd
 
+from kgp_kedro.asking import locate_passages
+from kgp_kedro.asking.answers import quoted_text
 from kgp_kedro.asking.benchmark import KINDS, make_folder, score, summary
+from kgp_kedro.config.sections import AskParams
 
 ROOT = Path(__file__).resolve().parents[1]
 TRAIN = ROOT / "data" / "01_raw" / "2wikimultihopqa" / "train_sample500.json"
 ANSWERS = ROOT / "data" / "ask" / "08_reporting" / "ask_answers.parquet"
+PASSAGES = ROOT / "data" / "ask" / "03_primary" / "passages.parquet"
 
 
 def run_ask(folder: Path, extra: list[str]) -> tuple[pd.DataFrame, float]:
@@ -56,22 +62,38 @@ def run_ask(folder: Path, extra: list[str]) -> tuple[pd.DataFrame, float]:
     return pd.read_parquet(written[-1]), wall
 
 
-def run_params(run: str) -> list[str]:
+def run_params(run: str) -> dict[str, str]:
     """A run's ask parameters: ``grounding[/option...]``, each option ``markdown`` or
-    ``facts`` (``ask.tables``), ``headed`` or ``passage`` (``ask.quote_form``), ``docsN`` or
-    ``docsall`` (``ask.max_documents``: N or null); an option not given: conf/ask's."""
+    ``facts`` (``ask.tables``), ``headed`` or ``passage`` (``ask.quote_form``), ``distinct``
+    or ``repeated`` (``ask.distinct_quotes``), ``docsN`` or ``docsall``
+    (``ask.max_documents``: N or null); an option not given: the default of
+    :class:`~kgp_kedro.config.sections.AskParams` (conf/ask sets none of them)."""
     grounding, *options = run.split("/")
-    out = [f"ask.grounding={grounding}"]
+    default = AskParams()
+    out = {"grounding": grounding, "tables": default.tables,
+           "quote_form": default.quote_form,
+           "max_documents": "null" if default.max_documents is None
+           else str(default.max_documents),
+           "distinct_quotes": str(default.distinct_quotes).lower()}
     for option in options:
         if option in ("markdown", "facts"):
-            out.append(f"ask.tables={option}")
+            out["tables"] = option
         elif option in ("headed", "passage"):
-            out.append(f"ask.quote_form={option}")
+            out["quote_form"] = option
+        elif option in ("distinct", "repeated"):
+            out["distinct_quotes"] = str(option == "distinct").lower()
         elif option.startswith("docs") and (option[4:] == "all" or option[4:].isdigit()):
-            out.append(f"ask.max_documents={'null' if option == 'docsall' else option[4:]}")
+            out["max_documents"] = "null" if option == "docsall" else option[4:]
         else:
             sys.exit(f"--runs: unknown option {option!r} in {run!r} (run_params)")
     return out
+
+
+def quotes(options: dict[str, str]) -> dict[str, str]:
+    """Each passage of the last ask run as its prompt quoted it under ``options``."""
+    passages = pd.read_parquet(sorted(PASSAGES.glob("*/*.parquet"))[-1])
+    return {p: quoted_text(place, options["tables"], options["quote_form"])
+            for p, place in locate_passages(passages).items()}
 
 
 def _count(claims: str, verdict: str) -> int:
@@ -99,11 +121,16 @@ def table(rows: pd.DataFrame, load: float, walls: dict[str, float]) -> str:
               "(the run `none` checks nothing, so every answer it keeps counts); claims removed "
               "and re-attributed: by the run's check, over the reader's replies.", "",
               "Per kind (correct: the gold answer inside an answer not marked *not found*; "
-              "abstained: marked *not found*):", "",
-              "| run | kind | questions | correct | abstained |", "| --- | --- | --- | --- | --- |"]
+              "abstained: marked *not found*; answer quoted: questions whose gold answer is a "
+              "phrase of a quote of the prompt, and how many of them are answered correctly):",
+              "",
+              "| run | kind | questions | correct | abstained | answer quoted | correct when "
+              "quoted |", "| --- | --- | --- | --- | --- | --- | --- |"]
     for (run, kind), scored in rows.groupby(["run", "kind"], sort=False):
+        held = scored[scored["quoted"]]
         lines.append(f"| {run} | {kind} | {len(scored)} | {scored['correct'].mean():.1%} | "
-                     f"{scored['abstained'].mean():.1%} |")
+                     f"{scored['abstained'].mean():.1%} | {len(held)} | "
+                     + (f"{int(held['correct'].sum())} |" if kind != "none" else "- |"))
     lines += ["", "Wall time of each run (s): " + ", ".join(f"{r} {w:.0f}"
                                                            for r, w in walls.items())]
     return "\n".join(lines) + "\n"
@@ -125,8 +152,10 @@ def main() -> None:
              *[p for p in args.params.split(",") if p]]
     frames, walls = [], {}
     for run in args.runs:
-        answers, walls[run] = run_ask(args.folder, [*run_params(run), *extra])
-        scored = score(answers, questions).assign(
+        options = run_params(run)
+        answers, walls[run] = run_ask(args.folder, [f"ask.{k}={v}" for k, v in options.items()]
+                                      + extra)
+        scored = score(answers, questions, quotes(options)).assign(
             run=run, removed=answers["claims"].map(lambda c: _count(c, "unsupported")),
             reattributed=answers["claims"].map(lambda c: _count(c, "re-attributed")))
         frames.append(scored)

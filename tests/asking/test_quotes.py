@@ -1,7 +1,8 @@
 """What an ask prompt quotes (issue 49): a passage after the heading above it
 (``ask.quote_form: headed``, a heading not quoted alone) and the passages of the best-ranked
 files only (``ask.max_documents``), on real 2Wiki train records rendered as real PDFs and read
-back; the expectations computed by hand."""
+back; and the analyst benchmark's score of whether a prompt quoted the gold answer; the
+expectations computed by hand."""
 from __future__ import annotations
 
 import json
@@ -12,7 +13,7 @@ import pytest
 
 from kgp_kedro.asking import locate_passages
 from kgp_kedro.asking.answers import quote_order, quoted_text
-from kgp_kedro.asking.benchmark import chained, latin, render_pdf
+from kgp_kedro.asking.benchmark import chained, latin, make_folder, render_pdf, score
 from kgp_kedro.corpus import split_passages
 from kgp_kedro.corpus.sources import read_source_with_skipped
 
@@ -67,3 +68,44 @@ def test_headed_quotes_leave_headings_out_and_max_documents_keeps_the_best_files
     assert quote_order(ranked, places, 1, "passage") == [b[1], b[0], *b[2:]]
     assert quote_order(ranked, places, 2, "headed") == [p for p in ranked
                                                         if p not in headings]
+
+
+def test_the_benchmark_scores_whether_the_gold_answer_was_quoted(tmp_path):
+    questions = make_folder(tmp_path / "bench", json.loads(TRAIN.read_text()), 1)
+    text, table, _ = questions
+    answers = pd.DataFrame([
+        # the text question's answer quoted and given; the table question's not quoted
+        {"question_id": text["id"], "answer": f"It is {text['answer']} [1].",
+         "mark": "supported", "context_ids": ["p1", "p2"], "retrieval_ms": 100.0,
+         "latency_ms": 900.0},
+        {"question_id": table["id"], "answer": "Not found in your documents.",
+         "mark": "not found", "context_ids": ["p2"], "retrieval_ms": 100.0,
+         "latency_ms": 1900.0}])
+    quotes = {"p1": f"Born on {text['answer']}, in town.", "p2": "Nothing of it."}
+    scored = score(answers, questions, quotes)
+    assert scored["quoted"].tolist() == [True, False]
+    assert scored["correct"].tolist() == [1.0, 0.0]
+    assert scored["abstained"].tolist() == [False, True]
+    assert scored["seconds"].tolist() == [1.0, 2.0]
+
+
+def test_distinct_quotes_leave_a_word_for_word_repeat_out(tmp_path):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    shared = _paragraphs(RECORDS[0], 1)   # the same paragraph in both files
+    render_pdf(folder / "a.pdf", shared + _paragraphs(RECORDS[1], 1), [])
+    render_pdf(folder / "b.pdf", shared, [])
+    (folder / "questions.jsonl").write_text(json.dumps({"id": "q", "question": "x?"}) + "\n")
+    read = read_source_with_skipped("documents", folder, "docs")
+    passages = split_passages(pd.DataFrame(read.documents)).sort_values(["doc_id", "order"])
+    places = locate_passages(passages)
+    a = passages[passages["doc_id"] == "docs/a.pdf"]["passage_id"].tolist()
+    b = passages[passages["doc_id"] == "docs/b.pdf"]["passage_id"].tolist()
+    assert [places[p].text for p in b] == [places[p].text for p in a[:len(b)]]
+    ranked = [b[-1], *a]   # b's copy of the shared paragraph's last passage ranked first
+    assert quote_order(ranked, places, None, "passage", "facts", True) == [
+        b[-1], *[p for p in a if places[p].text != places[b[-1]].text]]
+    # headed, the same text under the same heading is still a repeat; max_documents 1 then
+    # keeps b's passages alone
+    assert quote_order(ranked, places, 1, "headed", "facts", True) == [b[-1]]
+    assert quote_order(ranked, places, None, "passage", "facts", False) == ranked

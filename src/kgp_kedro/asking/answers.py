@@ -56,13 +56,19 @@ def quoted_text(place: Located, tables: str = "facts", form: str = "passage") ->
 
 
 def quote_order(ids: list[str], places: dict[str, Located], max_documents: int | None,
-                form: str) -> list[str]:
+                form: str, tables: str = "facts", distinct: bool = False) -> list[str]:
     """The ranked passages ``ids`` a prompt may quote, in rank order: with ``form``
-    ``headed`` no heading alone (its text heads the passages under it); with
-    ``max_documents`` only those of the best-ranked files, at most that many
-    (:func:`~kgp_kedro.reading.contexts.within_documents`)."""
+    ``headed`` no heading alone (its text heads the passages under it); with ``distinct`` no
+    passage whose quote (:func:`quoted_text`) is word for word an earlier one's (the same
+    paragraph in several files); with ``max_documents`` only those of the best-ranked files,
+    at most that many (:func:`~kgp_kedro.reading.contexts.within_documents`)."""
     if form == "headed":
         ids = [p for p in ids if places[p].kind != "heading"]
+    if distinct:
+        first: dict[str, str] = {}
+        for p in ids:
+            first.setdefault(" ".join(quoted_text(places[p], tables, form).split()), p)
+        ids = [p for p in ids if p in set(first.values())]
     kept = within_documents([[p] for p in ids], {p: places[p].file for p in ids},
                             max_documents)
     return [ids[n] for n in kept]
@@ -119,6 +125,7 @@ def answer_with_citations(questions: pd.DataFrame, retrieved: pd.DataFrame,
                           contexts: int, instruction: str, margin_tokens: int,
                           snippet_chars: int, grounding: str, tables: str,
                           max_documents: int | None = None, quote_form: str = "passage",
+                          distinct_quotes: bool = False,
                           sanity: pd.DataFrame | None = None,
                           sanity_method: str | None = None) -> pd.DataFrame:
     """One row per question (:data:`ASK_COLUMNS`): the reply with its valid citations, each
@@ -126,8 +133,9 @@ def answer_with_citations(questions: pd.DataFrame, retrieved: pd.DataFrame,
     and as ``[n] <label>`` lines (``sources``), the cited numbers dropped because no quote had
     them, the retrieval paths to the cited passages, and the top file of ``method`` and of the
     ``sanity`` method (BM25, say) side by side; a table quoted as ``tables`` says, every
-    passage as ``quote_form`` says (:func:`quoted_text`), from at most ``max_documents`` files
-    (:func:`quote_order`); the answer grounded by the ``grounding``
+    passage as ``quote_form`` says (:func:`quoted_text`), from at most ``max_documents`` files,
+    a repeated quote left out with ``distinct_quotes`` (:func:`quote_order`); the answer
+    grounded by the ``grounding``
     check (:func:`~kgp_kedro.asking.grounding.ground`): its ``mark``, its ``claims`` (JSON:
     each claim's cited and supporting numbers, verdict and snippet) and, when not found, the
     ``closest`` quotes (JSON, as ``citations``). A failed call is a row with ``error`` set."""
@@ -141,7 +149,7 @@ def answer_with_citations(questions: pd.DataFrame, retrieved: pd.DataFrame,
         rows = by_question.get(q.question_id)
         ids = [ids[0] for ids, _ in ranked_contexts(rows, texts, "numbered")] \
             if rows is not None else []
-        ids = quote_order(ids, places, max_documents, quote_form)
+        ids = quote_order(ids, places, max_documents, quote_form, tables, distinct_quotes)
         quoted, messages = _quotes(q.question, ids[:contexts], places, client, instruction,
                                    margin_tokens, tables, quote_form)
         plans.append((q, rows, quoted, messages))

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import pandas as pd
@@ -149,11 +149,14 @@ def make_folder(out: Path, records: Iterable[dict], per_kind: int) -> list[dict]
     return questions
 
 
-def score(answers: pd.DataFrame, questions: list[dict]) -> pd.DataFrame:
+def score(answers: pd.DataFrame, questions: list[dict],
+          quotes: Mapping[str, str]) -> pd.DataFrame:
     """One row per question: its ``kind``, the gold answer, the answer and its ``mark``;
-    ``em``, ``f1`` and ``correct`` (the gold answer inside the answer; an answer marked
-    ``not found`` is not correct) against the gold answer; ``abstained`` (marked ``not
-    found``); ``seconds`` (retrieval and the reader)."""
+    ``quoted``: the gold answer (normalized) a phrase of a quote of its prompt (``quotes``:
+    each passage id's text as the prompt quotes it; ``answers``' ``context_ids``); ``em``,
+    ``f1`` and ``correct`` (the gold answer inside the answer; an answer marked ``not found``
+    is not correct) against the gold answer; ``abstained`` (marked ``not found``);
+    ``seconds`` (retrieval and the reader)."""
     gold = {q["id"]: q for q in questions}
     rows = []
     for row in answers.itertuples(index=False):
@@ -161,6 +164,7 @@ def score(answers: pd.DataFrame, questions: list[dict]) -> pd.DataFrame:
         found = row.mark != "not found"
         rows.append({"question_id": row.question_id, "kind": q["kind"], "gold": q["answer"],
                      "answer": row.answer, "mark": row.mark,
+                     "quoted": _holds([("", quotes[p]) for p in row.context_ids], q["answer"]),
                      "em": exact_match(row.answer, q["answer"]) if found else 0.0,
                      "f1": f1_score(row.answer, q["answer"]) if found else 0.0,
                      "correct": contains_answer(row.answer, q["answer"]) if found else 0.0,

@@ -42,7 +42,7 @@ class AskSession:
     def __init__(self, passages: pd.DataFrame, method, budget: int, client: LLMClient, *,
                  contexts: int, instruction: str, margin_tokens: int, snippet_chars: int,
                  grounding: str, tables: str, max_documents: int | None = None,
-                 quote_form: str = "passage", nodes: pd.DataFrame | None = None, edges=None,
+                 quote_form: str = "passage", distinct_quotes: bool = False, nodes: pd.DataFrame | None = None, edges=None,
                  setting: str | None = None,
                  embeddings: pd.DataFrame | None = None, encoder=None) -> None:
         if passages["collection_id"].nunique() != 1:
@@ -53,7 +53,8 @@ class AskSession:
         self.options = {"contexts": contexts, "instruction": instruction,
                         "margin_tokens": margin_tokens, "snippet_chars": snippet_chars,
                         "grounding": grounding, "tables": tables,
-                        "max_documents": max_documents, "quote_form": quote_form}
+                        "max_documents": max_documents, "quote_form": quote_form,
+                        "distinct_quotes": distinct_quotes}
         self.retriever = method.retriever(method.params, Resources(
             int(budget), encoder, client if needs.llm else None))
         graphs = GraphTables(nodes, edges) if needs.graph else None

@@ -263,6 +263,9 @@ class PipelinesParams(Params):
 class DaskParams(Params):
     # the cluster of `kedro run --runner kgp_kedro.runs.runner.DaskRunner` (docs/scale.md): a
     # scheduler address (tcp://host:8786); null: the DASK_SCHEDULER_ADDRESS environment
+    # a passage whose quote is word for word an earlier quote's (the same paragraph in several
+    # files) left out (true) or quoted again (false); kgp_kedro.asking.answers.quote_order
+    distinct_quotes: bool = False
     # variable, else a local cluster started for the run
     address: str | None = None
     n_workers: PosInt | None = None    # the local cluster's worker processes (null: Dask's choice)

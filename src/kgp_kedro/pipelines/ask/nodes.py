@@ -29,7 +29,7 @@ def ask(qa_questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.DataFr
         margin_tokens=validate(ReadParams, read, "read").margin_tokens,
         snippet_chars=params.snippet_chars, grounding=params.grounding,
         tables=params.tables, max_documents=params.max_documents,
-        quote_form=params.quote_form, sanity=sanity, sanity_method=params.sanity
+        quote_form=params.quote_form, distinct_quotes=params.distinct_quotes, sanity=sanity, sanity_method=params.sanity
         if sanity is not None else None)
 
 

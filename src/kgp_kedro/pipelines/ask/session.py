@@ -64,6 +64,7 @@ def open_session(catalog, data: dict[str, Any], method: Method,
         margin_tokens=validate(ReadParams, catalog.load("params:read"), "read").margin_tokens,
         snippet_chars=ask.snippet_chars, grounding=ask.grounding,
         tables=ask.tables, max_documents=ask.max_documents, quote_form=ask.quote_form,
+        distinct_quotes=ask.distinct_quotes,
         nodes=data.get(f"kg_nodes_{variant}"),
         edges=data.get(f"kg_edges_{variant}"), setting=setting_label(graph["setting"]),
         embeddings=data.get(f"passage_embeddings_{encoder}"), encoder=model)
