@@ -180,8 +180,17 @@ class ReadParams(Params):
     # (never the reported ones; kgp_kedro.reading.demonstrations); 0: none (the paper's)
     demonstrations: NonNegInt = 0
     # the answer read off the reply: line (its first line, the paper's), short (then a sentence
-    # frame around the answer dropped; kgp_kedro.reading.answers), one rule for every method
-    answer_form: Literal["line", "short"] = "line"
+    # frame around the answer dropped; kgp_kedro.reading.answers), one rule for every method;
+    # steps: the reply first writes the facts that lead to the answer, one hop after another
+    # ("Steps: ..."), then the answer ("A: ..."), read as short is; its demonstrations show the
+    # train files' decompositions (MuSiQue's sub-questions, 2Wiki's evidence triples), and it
+    # needs room to write them (llm.sampling.max_tokens) and a system_prompt asking for them
+    answer_form: Literal["line", "short", "steps"] = "line"
+    # the system message with answer_form steps (system_prompt asks for the answer alone)
+    steps_prompt: str = ("Answer one hop at a time. After 'Steps:', write on one line the "
+                         "facts of the contexts that lead to the answer, in order, separated "
+                         "by '; '. Then, on the next line, after 'A:', write the answer alone: "
+                         "a short phrase (a name, date, number, yes or no), not a sentence.")
     # the kept contexts in the prompt: rank (best first, the paper's), reversed (best last,
     # nearest the repeated question); the window still cuts the lowest-ranked
     context_order: Literal["rank", "reversed"] = "rank"
@@ -196,6 +205,11 @@ class ReadParams(Params):
 
     def style(self, method: str) -> str:
         return self.prompt_styles.get(method, self.prompt_styles.get("default", "numbered"))
+
+    def system_message(self) -> str | None:
+        """The reader's system message before its demonstrations: ``steps_prompt`` for the
+        steps answer form, ``system_prompt`` otherwise."""
+        return self.steps_prompt if self.answer_form == "steps" else self.system_prompt
 
 
 class ScoreParams(Params):
@@ -249,6 +263,9 @@ class AskParams(Params):
     # a passage quoted as it was read (passage) or after the heading above it (headed: a
     # heading is then not quoted alone); kgp_kedro.asking.answers.quoted_text
     quote_form: Literal["passage", "headed"] = "passage"
+    # a passage whose quote is word for word an earlier quote's (the same paragraph in several
+    # files) left out (true) or quoted again (false); kgp_kedro.asking.answers.quote_order
+    distinct_quotes: bool = False
     # the ask app's uploads (notebooks/ask_app.ipynb): the folder its uploaded files are
     # written into, under the project folder
     uploads: str = "data/ask/uploads"
@@ -263,9 +280,6 @@ class PipelinesParams(Params):
 class DaskParams(Params):
     # the cluster of `kedro run --runner kgp_kedro.runs.runner.DaskRunner` (docs/scale.md): a
     # scheduler address (tcp://host:8786); null: the DASK_SCHEDULER_ADDRESS environment
-    # a passage whose quote is word for word an earlier quote's (the same paragraph in several
-    # files) left out (true) or quoted again (false); kgp_kedro.asking.answers.quote_order
-    distinct_quotes: bool = False
     # variable, else a local cluster started for the run
     address: str | None = None
     n_workers: PosInt | None = None    # the local cluster's worker processes (null: Dask's choice)

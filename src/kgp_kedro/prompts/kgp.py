@@ -26,26 +26,32 @@ def next_evidence_prompt(instruction: str, question: str, path_texts: Sequence[s
 
 # -- Listings 2-4 (§8.9): the reader, without contexts, with numbered contexts, with paths
 ANSWER_INSTRUCTION = "ANSWER: Please answer in less than 6 words."
+# read.answer_form steps: the same last line asks for the hops first (the reply's "A:" line is
+# the answer, kgp_kedro.reading.answers.stepped_answer)
+STEPS_INSTRUCTION = ("Steps: write the facts that lead to the answer, in order. "
+                     "A: then answer in less than 6 words.")
 SEPARATOR = "====="
 STYLES = ("numbered", "paths")
 
 
-def qa_prompt(question: str, contexts: Sequence[str] = (), style: str = "numbered") -> str:
+def qa_prompt(question: str, contexts: Sequence[str] = (), style: str = "numbered",
+              instruction: str = ANSWER_INSTRUCTION) -> str:
     """The reader prompt. No contexts: Listing 2. ``numbered``: Listing 3 (``i: text``).
     ``paths``: Listing 4 (``- i: text``, each context a reasoning path's passages joined by
-    newlines). The question is repeated after the contexts, as in the listings."""
+    newlines). The question is repeated after the contexts, as in the listings; the prompt
+    ends with ``instruction`` (the listings' :data:`ANSWER_INSTRUCTION`)."""
     if style not in STYLES:
         raise ValueError(f"prompt style must be one of {STYLES}, got {style!r}")
     if not contexts:
         return ("Given the following question, create a final answer to the question.\n\n"
-                f"QUESTION: {question}\n\n{ANSWER_INSTRUCTION}")
+                f"QUESTION: {question}\n\n{instruction}")
     bullet = "- " if style == "paths" else ""
     lines = "\n\n".join(f"{bullet}{i}: {text}" for i, text in enumerate(contexts, start=1))
     head = "Given the following question and contexts, create a final answer to the question."
     opening = (f"{head}\n\n{SEPARATOR}\n\nQUESTION: {question}\n\n{SEPARATOR}\n\n"
                if style == "paths" else f"{head}\n\nQUESTION: {question}\n\n")
     return (f"{opening}CONTEXT:\n\n{lines}\n\n{SEPARATOR}\n\nQUESTION: {question}\n\n"
-            f"{SEPARATOR}\n\n{ANSWER_INSTRUCTION}")
+            f"{SEPARATOR}\n\n{instruction}")
 
 
 # -- Listing 5: the grading prompt whose verdict is the paper's Acc

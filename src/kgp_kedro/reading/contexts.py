@@ -6,21 +6,23 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 
-from kgp_kedro.prompts.kgp import qa_prompt
+from kgp_kedro.prompts.kgp import ANSWER_INSTRUCTION, qa_prompt
 
 
 def fit_contexts(question: str, contexts: Sequence[str], count_tokens: Callable[[str], int],
-                 max_prompt_tokens: int, style: str = "numbered") -> int:
+                 max_prompt_tokens: int, style: str = "numbered",
+                 instruction: str = ANSWER_INSTRUCTION) -> int:
     """How many of the ranked ``contexts`` fit in ``max_prompt_tokens`` with the question: the
     lowest-ranked contexts are cut first; the question is never cut (a question too long for
     the window alone raises)."""
-    if count_tokens(qa_prompt(question, (), style)) > max_prompt_tokens:
+    if count_tokens(qa_prompt(question, (), style, instruction)) > max_prompt_tokens:
         raise ValueError(f"the question alone exceeds the prompt budget of {max_prompt_tokens} "
                          f"tokens: {question[:80]!r}")
     low, high = 0, len(contexts)  # largest n with prompt(n) within budget (monotone in n)
     while low < high:
         mid = (low + high + 1) // 2
-        if count_tokens(qa_prompt(question, contexts[:mid], style)) <= max_prompt_tokens:
+        if (count_tokens(qa_prompt(question, contexts[:mid], style, instruction))
+                <= max_prompt_tokens):
             low = mid
         else:
             high = mid - 1

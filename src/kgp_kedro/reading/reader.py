@@ -7,7 +7,7 @@ from collections.abc import Mapping
 import pandas as pd
 
 from kgp_kedro.llm import LLMClient
-from kgp_kedro.prompts.kgp import qa_prompt
+from kgp_kedro.prompts.kgp import ANSWER_INSTRUCTION, STEPS_INSTRUCTION, qa_prompt
 from kgp_kedro.reading.answers import final_answer
 from kgp_kedro.reading.contexts import fit_contexts, within_documents, within_passages
 from kgp_kedro.reading.selection import SELECTIONS, select_contexts
@@ -123,7 +123,8 @@ def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.
     ``context_form`` (:data:`CONTEXT_FORMS`): each passage bare (the paper's), after its
     document's title, or the passages grouped by document (:func:`document_contexts`, always
     numbered); ``answer_form``: how the answer is read off the reply
-    (:func:`kgp_kedro.reading.answers.final_answer`); ``context_order``: the kept contexts
+    (:func:`kgp_kedro.reading.answers.final_answer`), and for ``steps`` the prompt's last line too
+    (:data:`~kgp_kedro.prompts.kgp.STEPS_INSTRUCTION`); ``context_order``: the kept contexts
     best first or best last (:func:`in_prompt_order`; the window still cuts the lowest-ranked);
     ``select``: ``reader`` asks the reader first which of the kept contexts to read, at least
     ``select_min`` (:mod:`kgp_kedro.reading.selection`; the ones left out are in ``cut_ids``,
@@ -132,6 +133,7 @@ def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.
     ranked, and ``max_passages`` fills from them (:func:`within_documents`; the contexts of
     other documents are not offered, as those beyond ``max_passages``), all when null."""
     retrieval_llm_calls = retrieval_llm_calls or {}
+    instruction = STEPS_INSTRUCTION if answer_form == "steps" else ANSWER_INSTRUCTION
     texts = passage_texts(passages, context_form)
     by_passage = passages.drop_duplicates("passage_id").set_index("passage_id")
     document = by_passage["doc_id"].to_dict()
@@ -149,7 +151,7 @@ def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.
         if context_form == "documents" and contexts:
             contexts = document_contexts(contexts, by_passage)
         kept = fit_contexts(q.question, [c for _, c in contexts], client.count_tokens, budget,
-                            style)
+                            style, instruction)
         offered.append(contexts)
         meta.append({"question": q.question, "source": q.source, "question_id": q.question_id,
                      "method": method, "kept": kept})
@@ -165,7 +167,8 @@ def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.
     for m, contexts, (picked, _) in zip(meta, offered, chosen):
         read = [contexts[i] for i in picked]
         prompts.append([*system, {"role": "user", "content": qa_prompt(
-            m["question"], [c for _, c in in_prompt_order(read, context_order)], style)}])
+            m["question"], [c for _, c in in_prompt_order(read, context_order)], style,
+            instruction)}])
         # the passages the reader saw (every passage of a read path) and those it did not (cut
         # by the window or left out by the selection)
         seen = _distinct(read)

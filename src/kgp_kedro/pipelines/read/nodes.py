@@ -34,11 +34,12 @@ def answer_questions(qa_questions: pd.DataFrame, retrieved: pd.DataFrame, passag
     calls = (retrieved.drop_duplicates("question_id").set_index("question_id")["calls"]
              .astype(int).to_dict() if llm_retrieval else {})
     demonstrations = (train_demonstrations(validate(TrainParams, train, "train").sources,
-                                            params.demonstrations)
+                                            params.demonstrations,
+                                            steps=params.answer_form == "steps")
                       if params.demonstrations else [])
     return read_answers(qa_questions, retrieved, passages, make_llm(llm), name,
                         params.style(name), params.margin_tokens,
-                        with_demonstrations(params.system_prompt, demonstrations),
+                        with_demonstrations(params.system_message(), demonstrations),
                         params.max_passages, ran_as, calls, params.context_form,
                         params.answer_form, params.context_order, params.select,
                         params.select_min, params.max_documents)
