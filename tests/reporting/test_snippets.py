@@ -98,6 +98,17 @@ def test_a_paired_difference_names_its_source_and_says_when_it_holds_zero(store)
             "MuSiQue +10.0 [−20.0, +40.0], no difference measured<") in text
 
 
+def test_a_pooled_difference_pairs_each_sources_questions_apart(store):
+    text = filled(store, block("qa_benchmark/pooled method=kgp baseline=dpr"))
+    # the four questions' differences +0.5, +0.5, -0.2, +0.4: mean +0.3; a resample of four
+    # draws at most one -0.2 in its lowest case (all four -0.2) and +0.5 in its highest
+    inner = text.split("-->")[1].split("<!--")[0]
+    interval, rest = inner.removeprefix("+30.0 [").split("] over 4 questions")
+    low, high = (float(v.replace("−", "-")) for v in interval.split(", "))
+    assert -20.0 <= low <= 30.0 <= high <= 50.0
+    assert rest == (", no difference measured" if low <= 0 else "")
+
+
 def test_a_new_benchmark_folder_gets_every_snippet_with_no_change(store):
     text = filled(store, block("qa_benchmark_newreader/scores methods=golden,kgp"))
     assert "`golden` 100.0, `kgp` 100.0<" in text

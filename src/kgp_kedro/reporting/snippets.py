@@ -209,6 +209,28 @@ def _diff(data: ResultsData, folder: str, args: Mapping[str, str]) -> str:
     return "; ".join(cells)
 
 
+def _pooled(data: ResultsData, folder: str, args: Mapping[str, str]) -> str:
+    """``method=M baseline=B [metric=f1] [on=FOLDER]``: M minus B over every source's
+    questions both answered, pooled, with its paired 95 % interval and the questions'
+    count (``+0.0 [−3.8, +3.8] over 309 questions``)."""
+    method, baseline = _need(args, "method"), _need(args, "baseline")
+    metric = args.get("metric", "f1")
+    rows = data.rows(folder, args.get("on"))
+    rows = rows[rows["method"].isin([method, baseline])]
+    pooled = rows.assign(question_id=rows["source"].astype(str) + "/"
+                         + rows["question_id"].astype(str), source="pooled")
+    diffs = paired_differences(pooled, baseline, metric)
+    diffs = diffs[diffs["method"] == method]
+    if diffs.empty:
+        raise SnippetError(f"no paired rows of {method} and {baseline}")
+    x = diffs.iloc[0]
+    scale, decimals = (100, 1) if _percent(metric) else (1, 2)
+    low, high = scale * x["low"], scale * x["high"]
+    text = (f"{_signed(scale * x['diff'], decimals)} [{_signed(low, decimals)}, "
+            f"{_signed(high, decimals)}] over {int(x['questions'])} questions")
+    return text + (", no difference measured" if low <= 0 <= high else "")
+
+
 def _of_golden(data: ResultsData, folder: str, args: Mapping[str, str]) -> str:
     """``method=M [on=FOLDER]``: M's F1 as a share of Golden's, per source (Table 1's
     ``F1 / Golden F1``)."""
@@ -251,7 +273,7 @@ def _questions(data: ResultsData, folder: str, args: Mapping[str, str]) -> str:
 
 
 ANSWER_SNIPPETS: dict[str, Callable[[ResultsData, str, Mapping[str, str]], str]] = {
-    "value": _value, "scores": _scores, "range": _range, "diff": _diff,
+    "value": _value, "scores": _scores, "range": _range, "diff": _diff, "pooled": _pooled,
     "of_golden": _of_golden, "saving": _saving, "questions": _questions}
 
 
