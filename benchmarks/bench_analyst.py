@@ -20,6 +20,9 @@ Usage::
 
     python benchmarks/bench_analyst.py [--per-kind 12] [--runs claim answer none claim/markdown]
         [--store-only] [--params llm.local.n_threads=2]
+    # a held-out folder: the next eligible train records, none of the benchmark's
+    python benchmarks/bench_analyst.py --folder data/01_raw/analyst_heldout \
+        --exclude data/01_raw/analyst_benchmark/questions.jsonl --out results/analyst/heldout
 """
 from __future__ import annotations
 
@@ -143,11 +146,17 @@ def main() -> None:
                         default=["claim", "answer", "none", "claim/markdown"])
     parser.add_argument("--folder", type=Path, default=ROOT / "data/01_raw/analyst_benchmark")
     parser.add_argument("--out", type=Path, default=ROOT / "results/analyst")
+    parser.add_argument("--exclude", type=Path, default=None,
+                        help="a questions.jsonl whose records are left out (a held-out folder "
+                             "disjoint from the benchmark's)")
     parser.add_argument("--store-only", action="store_true")
     parser.add_argument("--params", default="", help="more kedro --params")
     args = parser.parse_args()
     load = os.getloadavg()[0]
-    questions = make_folder(args.folder, json.loads(TRAIN.read_text()), args.per_kind)
+    left_out = ({json.loads(line)["id"] for line in args.exclude.read_text().splitlines()
+                 if line.strip()} if args.exclude else set())
+    questions = make_folder(args.folder, [r for r in json.loads(TRAIN.read_text())
+                                          if r["_id"] not in left_out], args.per_kind)
     extra = ["llm.store=results/llm", *(["llm.store_only=true"] if args.store_only else []),
              *[p for p in args.params.split(",") if p]]
     frames, walls = [], {}
