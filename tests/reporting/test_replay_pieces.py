@@ -77,7 +77,7 @@ def test_the_dev_env_is_the_small_readers_with_the_chosen_reading_on_every_quest
 def test_each_piece_replays_store_only_from_its_recordings_into_data():
     pieces = read_pieces(ROOT / PIECES)
     assert list(pieces.pieces) == ["qa_benchmark", "qa_benchmark_30", "small_reader",
-                                   "small_reader_siblings", "siblings"]
+                                   "small_reader_siblings", "dev", "siblings"]
     command = replay_command(pieces, "siblings", "results", "data/replay")
     assert command[1:4] == ["run", "--env", "qa_benchmark"]
     params = dict(p.split("=", 1) for p in command[-1].split(","))
