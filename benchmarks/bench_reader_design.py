@@ -244,7 +244,8 @@ def render(answers: pd.DataFrame, questions: int) -> str:
             by = by_method[method].groupby("source")["f1"].mean() * 100
             return " / ".join(f"{by[s]:.1f}" if s in by else "–" for s in SOURCE_ORDER)
 
-        both = rows[rows["method"].isin(["golden", "kgp"])]["f1"].mean() * 100
+        both = ("–" if by_method["kgp"].empty or by_method["golden"].empty else
+                f'{rows[rows["method"].isin(["golden", "kgp"])]["f1"].mean() * 100:.1f}')
         selection = (first["select"] if first["select"] == "none"
                      else f"{first['select']}, ≥ {int(first['select_min'])}")
         documents = ("all" if "max_documents" not in rows or pd.isna(first["max_documents"])
@@ -254,7 +255,7 @@ def render(answers: pd.DataFrame, questions: int) -> str:
             f"{first['context_form']} | {first['context_order']} | {selection} | "
             f"{first['max_passages']} | {documents} | "
             f"{first['demonstrations']} | {f1('golden')} | {f1('kgp')} | {f1('dpr')} | "
-            f"{both:.1f} | {rows['prompt_tokens'].mean():.0f} | "
+            f"{both} | {rows['prompt_tokens'].mean():.0f} | "
             f"{rows['reader_latency_ms'].mean() / 1000:.2f} |")
         if form not in SHORT or by_method["dpr"].empty or by_method["kgp"].empty:
             continue
