@@ -165,3 +165,19 @@ def test_two_quotes_hold_a_claim_together_only_through_a_shared_name():
     unrelated = [quotes[2], quotes[1]]
     assert ground(QUESTION, "Dana Blankstein-Cohen died on 6 March 1959 [1].", unrelated,
                   "claim", 80).mark == "not found"
+
+
+def test_the_question_s_parenthesized_aside_need_not_be_in_the_quote():
+    # the reader repeats the question's "(1929 Film)"; the facts table's row names the film
+    # "Devotion" alone, the "1929" nowhere in the quote
+    facts = as_facts("| subject | relation | object |\n| --- | --- | --- |\n"
+                     + "".join(f"| {' | '.join(row)} |\n" for row in DEVOTION["evidences"]),
+                     "Facts")
+    assert "1929" not in facts and "Devotion — director — Guido Brignone" in facts
+    reply = "The child of the director of film Devotion (1929 Film) is Lilla Brignone [1]."
+    done = ground(QUESTION, reply, [facts], "claim", 80)
+    assert (done.mark, done.claims[0].verdict) == ("supported", "supported")
+    # the aside spares only the question's own words: an invented year is still needed
+    done = ground(QUESTION, "The child of the director of film Devotion (1929 Film) is "
+                  "Lilla Brignone, born in 1931 [1].", [facts], "claim", 80)
+    assert done.mark == "not found"

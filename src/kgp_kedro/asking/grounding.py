@@ -6,7 +6,9 @@ words aside) and, when none of them is new to the question, its content words of
 that the question lacks (``heart attack``). The check (``check``) decides which terms must be
 found:
 
-- ``claim``: every term of the claim;
+- ``claim``: every term of the claim but those it shares with a parenthesized part of the
+  question (:func:`aside`: the reader repeats the question's ``(1954 Film)``, which the
+  quote holding the fact need not);
 - ``answer``: the terms the question lacks (what the claim adds to it);
 - ``none``: no term (every claim kept as the reply cites it; the mark says only whether the
   reply declined).
@@ -51,6 +53,7 @@ _NAME = re.compile(r"\b[A-Z][\w'’-]+(?:\s+(?:[A-Z][\w'’-]+|[A-Z]\.|von|van|d
                    r"la|le|of|ibn|bin|bint))*\s+[A-Z][\w'’-]+")
 _WORD = re.compile(r"[\w'’]+")
 _CONTENT = re.compile(r"\b[a-z][a-z'-]{3,}\b")
+_ASIDE = re.compile(r"\(([^()]*)\)")
 FUNCTION_WORDS = frozenset(
     "a an the he she it its his her hers they them their this that these those there then "
     "in on at of for by to from with and or but as yes no not quote quotes according based "
@@ -81,7 +84,13 @@ def terms(claim: str, question: str, check: str) -> set[str]:
              if _norm(w) not in FUNCTION_WORDS and _norm(w)}
     if not names - asked:
         names |= {_key(w) for w in _CONTENT.findall(claim) if w not in FUNCTION_WORDS} - asked
-    return names if check == "claim" else names - asked
+    return names - aside(question) if check == "claim" else names - asked
+
+
+def aside(question: str) -> set[str]:
+    """The word keys of the question's parenthesized parts (``1954`` and ``film`` of
+    ``Camelia (1954 Film)``): the ``claim`` check does not need them found."""
+    return _keys(" ".join(_ASIDE.findall(question)))
 
 
 @dataclass
