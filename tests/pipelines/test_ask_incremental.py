@@ -146,7 +146,9 @@ def test_an_ask_session_asked_again_and_again_retrieves_and_answers_as_a_run_doe
     ask = validate(AskParams, raw["ask"], "ask")
     options = {"contexts": ask.contexts, "instruction": ask.instruction, "margin_tokens":
                raw["read"]["margin_tokens"], "snippet_chars": ask.snippet_chars,
-               "grounding": ask.grounding, "tables": ask.tables}
+               "grounding": ask.grounding, "tables": ask.tables,
+               "max_documents": ask.max_documents, "quote_form": ask.quote_form,
+               "distinct_quotes": ask.distinct_quotes}
     session = AskSession(
         tables["passages"], method, raw["retrieve"]["budget"], local_llm, **options,
         nodes=tables[f"kg_nodes_{variant}"], edges=tables[f"kg_edges_{variant}"],

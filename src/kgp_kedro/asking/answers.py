@@ -124,8 +124,7 @@ def answer_with_citations(questions: pd.DataFrame, retrieved: pd.DataFrame,
                           passages: pd.DataFrame, client: LLMClient, method: str, *,
                           contexts: int, instruction: str, margin_tokens: int,
                           snippet_chars: int, grounding: str, tables: str,
-                          max_documents: int | None = None, quote_form: str = "passage",
-                          distinct_quotes: bool = False,
+                          max_documents: int | None, quote_form: str, distinct_quotes: bool,
                           sanity: pd.DataFrame | None = None,
                           sanity_method: str | None = None) -> pd.DataFrame:
     """One row per question (:data:`ASK_COLUMNS`): the reply with its valid citations, each

@@ -41,8 +41,8 @@ class AskSession:
 
     def __init__(self, passages: pd.DataFrame, method, budget: int, client: LLMClient, *,
                  contexts: int, instruction: str, margin_tokens: int, snippet_chars: int,
-                 grounding: str, tables: str, max_documents: int | None = None,
-                 quote_form: str = "passage", distinct_quotes: bool = False, nodes: pd.DataFrame | None = None, edges=None,
+                 grounding: str, tables: str, max_documents: int | None, quote_form: str,
+                 distinct_quotes: bool, nodes: pd.DataFrame | None = None, edges=None,
                  setting: str | None = None,
                  embeddings: pd.DataFrame | None = None, encoder=None) -> None:
         if passages["collection_id"].nunique() != 1:
