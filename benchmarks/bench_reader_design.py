@@ -109,6 +109,10 @@ CONFIGS = {
     # from their later passages (a graph neighbour's document past the fourth is not shown)
     "1.5b_documents_4": ReaderConfig(model=Q15, context_form="documents", demonstrations=3,
                                      max_documents=4),
+    # more demonstrations (9: three a source) in the system turn, whose KV cache is kept
+    # between calls, so nearly free at run time: more multi-hop answers shown
+    "1.5b_documents_4_demos_9": ReaderConfig(model=Q15, context_form="documents",
+                                             demonstrations=9, max_documents=4),
     # decomposition in one call: the reply writes the hops (sub-question -> answer, or
     # subject - relation - object) before the answer, its demonstrations the train files' own
     # decompositions (MuSiQue, 2Wiki); room for the steps in 128 tokens
