@@ -68,7 +68,8 @@ def quote_order(ids: list[str], places: dict[str, Located], max_documents: int |
         first: dict[str, str] = {}
         for p in ids:
             first.setdefault(" ".join(quoted_text(places[p], tables, form).split()), p)
-        ids = [p for p in ids if p in set(first.values())]
+        firsts = set(first.values())
+        ids = [p for p in ids if p in firsts]
     kept = within_documents([[p] for p in ids], {p: places[p].file for p in ids},
                             max_documents)
     return [ids[n] for n in kept]

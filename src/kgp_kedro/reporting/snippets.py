@@ -189,21 +189,27 @@ def _range(data: ResultsData, folder: str, args: Mapping[str, str]) -> str:
     return low if low == high else f"{low}–{high}"
 
 
+def _difference(x: Mapping[str, float], metric: str, count: str = "") -> str:
+    """A paired difference row (``diff``, ``low``, ``high``) as ``+4.1 [−2.0, +10.3]``, then
+    ``count`` (`` over 309 questions``), then ", no difference measured" where the interval
+    holds 0: percent metrics in points with one decimal, fractions (context_sp_recall) with
+    two."""
+    scale, decimals = (100, 1) if _percent(metric) else (1, 2)
+    low, high = scale * x["low"], scale * x["high"]
+    return (f"{_signed(scale * x['diff'], decimals)} [{_signed(low, decimals)}, "
+            f"{_signed(high, decimals)}]{count}"
+            + (", no difference measured" if low <= 0 <= high else ""))
+
+
 def _diff(data: ResultsData, folder: str, args: Mapping[str, str]) -> str:
     """``method=M baseline=B [metric=f1] [on=FOLDER]``: per source, M minus B over the
     questions both answered with its paired 95 % interval (as ``tables.md``)."""
     method, baseline = _need(args, "method"), _need(args, "baseline")
     metric = args.get("metric", "f1")
     diffs = data.diffs(folder, baseline, metric, args.get("on"))
-    # percent metrics in points, one decimal; fractions (context_sp_recall) with two
-    scale, decimals = (100, 1) if _percent(metric) else (1, 2)
-    cells = []
-    for source in ordered_sources(s for s, m in diffs.index if m == method):
-        x = diffs.loc[(source, method)]
-        low, high = scale * x["low"], scale * x["high"]
-        cell = (f"{SOURCE_LABELS.get(source, source)} {_signed(scale * x['diff'], decimals)} "
-                f"[{_signed(low, decimals)}, {_signed(high, decimals)}]")
-        cells.append(cell + (", no difference measured" if low <= 0 <= high else ""))
+    cells = [f"{SOURCE_LABELS.get(source, source)} "
+             + _difference(diffs.loc[(source, method)], metric)
+             for source in ordered_sources(s for s, m in diffs.index if m == method)]
     if not cells:
         raise SnippetError(f"no paired rows of {method} and {baseline}")
     return "; ".join(cells)
@@ -224,11 +230,7 @@ def _pooled(data: ResultsData, folder: str, args: Mapping[str, str]) -> str:
     if diffs.empty:
         raise SnippetError(f"no paired rows of {method} and {baseline}")
     x = diffs.iloc[0]
-    scale, decimals = (100, 1) if _percent(metric) else (1, 2)
-    low, high = scale * x["low"], scale * x["high"]
-    text = (f"{_signed(scale * x['diff'], decimals)} [{_signed(low, decimals)}, "
-            f"{_signed(high, decimals)}] over {int(x['questions'])} questions")
-    return text + (", no difference measured" if low <= 0 <= high else "")
+    return _difference(x, metric, f" over {int(x['questions'])} questions")
 
 
 def _of_golden(data: ResultsData, folder: str, args: Mapping[str, str]) -> str:

@@ -29,8 +29,8 @@ def ask(qa_questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.DataFr
         margin_tokens=validate(ReadParams, read, "read").margin_tokens,
         snippet_chars=params.snippet_chars, grounding=params.grounding,
         tables=params.tables, max_documents=params.max_documents,
-        quote_form=params.quote_form, distinct_quotes=params.distinct_quotes, sanity=sanity, sanity_method=params.sanity
-        if sanity is not None else None)
+        quote_form=params.quote_form, distinct_quotes=params.distinct_quotes, sanity=sanity,
+        sanity_method=params.sanity if sanity is not None else None)
 
 
 def write_report(ask_answers: pd.DataFrame) -> tuple[str, str]:
