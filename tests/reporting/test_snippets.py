@@ -109,6 +109,19 @@ def test_a_pooled_difference_pairs_each_sources_questions_apart(store):
     assert rest == (", no difference measured" if low <= 0 else "")
 
 
+def test_a_support_group_is_its_questions_paired_difference(store):
+    """Every prompt holds half the supporting passages (context_sp_recall 0.5), so the four
+    questions are all in the group of the same share (the pooled difference again, +30.0) and
+    none in the group where both prompts hold every supporting passage."""
+    text = filled(store, block("qa_benchmark/support group=same"))
+    inner = text.split("-->")[1].split("<!--")[0]
+    assert inner.startswith("+30.0 [") and "] over 4 questions" in inner
+    for spec, error in (("group=both", "no question both"), ("group=equal", "not one of"),
+                        ("", "group")):
+        with pytest.raises(SnippetError, match=error):
+            filled(store, block(f"qa_benchmark/support {spec}".strip()))
+
+
 def test_a_new_benchmark_folder_gets_every_snippet_with_no_change(store):
     text = filled(store, block("qa_benchmark_newreader/scores methods=golden,kgp"))
     assert "`golden` 100.0, `kgp` 100.0<" in text

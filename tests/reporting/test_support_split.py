@@ -43,6 +43,19 @@ def test_each_group_is_its_questions_means_and_paired_difference():
             pytest.approx([golden, kgp, dpr, diff], nan_ok=True)
 
 
+def test_each_groups_difference_comes_with_its_paired_interval():
+    """A group whose questions differ alike has that difference as both ends; the larger-share
+    group's differences are +1 (q1) and 0 (q4), so a resample's mean is 0, 0.5 or 1, each end
+    drawn a quarter of the time: the 95 % interval is [0, 1]."""
+    split = support_split(_answers()).set_index("group")
+    both = split.loc["both hold every supporting passage"]
+    assert (both["kgp_minus_dpr_low"], both["kgp_minus_dpr_high"]) == \
+        pytest.approx((-0.5, -0.5))
+    larger = split.loc["`kgp`'s prompt holds a larger share"]
+    assert (larger["kgp_minus_dpr_low"], larger["kgp_minus_dpr_high"]) == \
+        pytest.approx((0.0, 1.0))
+
+
 def test_the_tables_show_the_split_only_where_kgp_and_dpr_were_both_read():
     answers = _answers().assign(failed=False, prompt_tokens=100, completion_tokens=4,
                                 llm_calls=1, reader_latency_ms=1000.0, n_contexts=2,
@@ -51,6 +64,6 @@ def test_the_tables_show_the_split_only_where_kgp_and_dpr_were_both_read():
     shown = render_tables(answers, "toy")
     assert "#### `kgp` against DPR by the supporting passages their prompts hold" in shown
     assert "| only `kgp`'s prompt holds every supporting passage | 1 | 100.0 | 100.0 | 0.0 " \
-           "| +100.0 |" in shown
+           "| +100.0 [+100.0, +100.0] |" in shown
     assert "against DPR by the supporting" not in render_tables(
         answers[answers["method"] != "dpr"], "toy")

@@ -29,6 +29,7 @@ import pandas as pd
 from kgp_kedro.evaluation.metrics import Column
 from kgp_kedro.evaluation.qa_scores import metric_columns, summarise_scores
 from kgp_kedro.reporting.qa_tables import comparison_table, paired_differences, score_intervals
+from kgp_kedro.reporting.support_split import GROUPS, support_split
 
 BLOCK = re.compile(r"<!-- results:(?P<spec>[^>]*?) -->(?P<body>.*?)<!-- /results -->", re.S)
 OPENING = "<!-- results:"
@@ -274,9 +275,26 @@ def _questions(data: ResultsData, folder: str, args: Mapping[str, str]) -> str:
     return values[0] if len(set(values)) == 1 else " / ".join(values)
 
 
+def _support(data: ResultsData, folder: str, args: Mapping[str, str]) -> str:
+    """``group=KEY [on=FOLDER]``: ``kgp`` minus DPR on one group of the support split (a key
+    of :data:`~kgp_kedro.reporting.support_split.GROUPS`: ``same``, ``both``, ``only_kgp``,
+    ...) with its paired 95 % interval and the group's count, as the tables' block."""
+    keys = [key for key, _, _ in GROUPS]
+    key = _need(args, "group")
+    if key not in keys:
+        raise SnippetError(f"group={key}: not one of {', '.join(keys)}")
+    split = support_split(data.rows(folder, args.get("on"))).set_index("key")
+    if key not in split.index or not split.loc[key, "questions"]:
+        raise SnippetError(f"group={key}: no question both kgp and dpr answered")
+    x = split.loc[key]
+    return _difference({"diff": x["kgp_minus_dpr"], "low": x["kgp_minus_dpr_low"],
+                        "high": x["kgp_minus_dpr_high"]}, "f1",
+                       f" over {int(x['questions'])} questions")
+
+
 ANSWER_SNIPPETS: dict[str, Callable[[ResultsData, str, Mapping[str, str]], str]] = {
     "value": _value, "scores": _scores, "range": _range, "diff": _diff, "pooled": _pooled,
-    "of_golden": _of_golden, "saving": _saving, "questions": _questions}
+    "of_golden": _of_golden, "saving": _saving, "questions": _questions, "support": _support}
 
 
 def retrieval_figures(table: pd.DataFrame) -> pd.DataFrame:
