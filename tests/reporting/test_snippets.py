@@ -115,7 +115,9 @@ def test_a_support_group_is_its_questions_paired_difference(store):
     none in the group where both prompts hold every supporting passage."""
     text = filled(store, block("qa_benchmark/support group=same"))
     inner = text.split("-->")[1].split("<!--")[0]
-    assert inner.startswith("+30.0 [") and "] over 4 questions" in inner
+    # differences +0.5, +0.5, -0.2, +0.4
+    assert inner.startswith("+30.0 [") and \
+        "] over 4 questions (`kgp` better on 3, DPR on 1)" in inner
     for spec, error in (("group=both", "no question both"), ("group=equal", "not one of"),
                         ("", "group")):
         with pytest.raises(SnippetError, match=error):

@@ -56,6 +56,14 @@ def test_each_groups_difference_comes_with_its_paired_interval():
         pytest.approx((0.0, 1.0))
 
 
+def test_each_group_counts_the_questions_either_method_answers_better():
+    """Same share: q2 and q3 (DPR better on both); larger share: q1 (kgp better) and q4 (alike)."""
+    split = support_split(_answers()).set_index("group")
+    assert split.loc["the same share", ["kgp_better", "dpr_better"]].tolist() == [0, 2]
+    assert split.loc["`kgp`'s prompt holds a larger share",
+                     ["kgp_better", "dpr_better"]].tolist() == [1, 0]
+
+
 def test_the_tables_show_the_split_only_where_kgp_and_dpr_were_both_read():
     answers = _answers().assign(failed=False, prompt_tokens=100, completion_tokens=4,
                                 llm_calls=1, reader_latency_ms=1000.0, n_contexts=2,
@@ -64,6 +72,6 @@ def test_the_tables_show_the_split_only_where_kgp_and_dpr_were_both_read():
     shown = render_tables(answers, "toy")
     assert "#### `kgp` against DPR by the supporting passages their prompts hold" in shown
     assert "| only `kgp`'s prompt holds every supporting passage | 1 | 100.0 | 100.0 | 0.0 " \
-           "| +100.0 [+100.0, +100.0] |" in shown
+           "| +100.0 [+100.0, +100.0] | 1 / 0 |" in shown
     assert "against DPR by the supporting" not in render_tables(
         answers[answers["method"] != "dpr"], "toy")

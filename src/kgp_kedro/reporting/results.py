@@ -260,13 +260,16 @@ def render_tables(answers: pd.DataFrame, title: str) -> str:
                   "Pooled over the sources, on the questions both answered: which prompt holds "
                   "every supporting passage (the first four rows), and which holds the larger "
                   "share of them (the last three); F1 in percent, Golden's over the same "
-                  "questions; the last column the paired difference with its 95 % interval "
-                  "over the group's questions.", "", *_markdown(
-                      ["questions where", "n", "Golden F1", "`kgp` F1", "DPR F1", "`kgp` − DPR"],
+                  "questions; `kgp` − DPR the paired difference with its 95 % interval over the "
+                  "group's questions; the last column on how many of them each one's F1 is "
+                  "the higher (the rest are read alike).", "", *_markdown(
+                      ["questions where", "n", "Golden F1", "`kgp` F1", "DPR F1", "`kgp` − DPR",
+                       "`kgp` / DPR better"],
                       [[g.group, f"{g.questions}", _pct(g.golden_f1), _pct(g.kgp_f1),
                         _pct(g.dpr_f1), "–" if pd.isna(g.kgp_minus_dpr)
                         else f"{100 * g.kgp_minus_dpr:+.1f} [{100 * g.kgp_minus_dpr_low:+.1f}, "
-                             f"{100 * g.kgp_minus_dpr_high:+.1f}]"]
+                             f"{100 * g.kgp_minus_dpr_high:+.1f}]",
+                        f"{g.kgp_better} / {g.dpr_better}"]
                        for g in split.itertuples()])]
     costs = answers.groupby(["source", "method"], sort=False).agg(
         f1=("f1", "mean"), prompt_tokens=("prompt_tokens", "mean"),

@@ -278,7 +278,8 @@ def _questions(data: ResultsData, folder: str, args: Mapping[str, str]) -> str:
 def _support(data: ResultsData, folder: str, args: Mapping[str, str]) -> str:
     """``group=KEY [on=FOLDER]``: ``kgp`` minus DPR on one group of the support split (a key
     of :data:`~kgp_kedro.reporting.support_split.GROUPS`: ``same``, ``both``, ``only_kgp``,
-    ...) with its paired 95 % interval and the group's count, as the tables' block."""
+    ...) with its paired 95 % interval, the group's count and on how many questions each
+    answers better, as the tables' block."""
     keys = [key for key, _, _ in GROUPS]
     key = _need(args, "group")
     if key not in keys:
@@ -289,7 +290,8 @@ def _support(data: ResultsData, folder: str, args: Mapping[str, str]) -> str:
     x = split.loc[key]
     return _difference({"diff": x["kgp_minus_dpr"], "low": x["kgp_minus_dpr_low"],
                         "high": x["kgp_minus_dpr_high"]}, "f1",
-                       f" over {int(x['questions'])} questions")
+                       f" over {int(x['questions'])} questions (`kgp` better on "
+                       f"{int(x['kgp_better'])}, DPR on {int(x['dpr_better'])})")
 
 
 ANSWER_SNIPPETS: dict[str, Callable[[ResultsData, str, Mapping[str, str]], str]] = {
