@@ -320,6 +320,16 @@ def against_chosen(answers: pd.DataFrame) -> list[str]:
     return lines
 
 
+def study_parameters() -> dict:
+    """The qa_benchmark env's parameters (the project bootstrapped: its config loader merges
+    the env softly), run from the project's root with INFO logging, as every study here."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    os.chdir(ROOT)
+    os.environ.setdefault("KEDRO_ENV", "qa_benchmark")
+    bootstrap_project(ROOT)
+    return project_parameters()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--questions", type=int, default=30,
@@ -336,14 +346,10 @@ def main() -> None:
     parser.add_argument("--table-only", action="store_true",
                         help="write tables.md from the recorded <config>.csv files, run nothing")
     args = parser.parse_args()
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    os.chdir(ROOT)
     if args.table_only:
         write_table(args.read or args.questions)
         return
-    os.environ.setdefault("KEDRO_ENV", "qa_benchmark")
-    bootstrap_project(ROOT)   # the project's settings: its config loader merges the env softly
-    raw = project_parameters()
+    raw = study_parameters()
     data = retrievals(raw, args.questions)
     if args.retrieve_only:
         return
