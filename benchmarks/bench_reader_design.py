@@ -77,6 +77,7 @@ class ReaderConfig:
     select_min: int = 2
     max_documents: int | None = None
     steps: bool = False              # read.answer_form steps (its system message, demonstrations)
+    choice: str = "whole"            # read.choice
     max_tokens: int | None = None    # llm.sampling.max_tokens (None: the env's)
 
 
@@ -167,7 +168,8 @@ def run_config(name: str, config: ReaderConfig, data: dict, raw: dict, store_onl
                                context_order=config.context_order, select=config.select,
                                select_min=config.select_min,
                                max_documents=config.max_documents,
-                               answer_form="steps" if config.steps else "line")
+                               answer_form="steps" if config.steps else "line",
+                               choice=config.choice)
         text = dict(zip(data["questions"]["question_id"], data["questions"]["question"]))
         support = support_read(answers, data["questions"], data["passages"])
         for form in forms:
@@ -184,7 +186,7 @@ def run_config(name: str, config: ReaderConfig, data: dict, raw: dict, store_onl
                                       context_order=config.context_order, select=config.select,
                                       select_min=config.select_min,
                                       max_documents=config.max_documents,
-                                      max_tokens=config.max_tokens))
+                                      max_tokens=config.max_tokens, choice=config.choice))
     return pd.concat(rows, ignore_index=True)
 
 

@@ -202,6 +202,10 @@ class ReadParams(Params):
     # ranked, and max_passages fills from their later passages (kgp_kedro.reading.contexts.
     # within_documents); null: every document the passage budget reaches
     max_documents: PosInt | None = None
+    # a choice question ("..., X or Y?"): facts (each option's fact asked from the prompt's
+    # contexts, one call an option, then the question asked of the two facts alone; issue
+    # 48's position bias), whole (one call, the paper's); kgp_kedro.reading.choices
+    choice: Literal["whole", "facts"] = "whole"
 
     def style(self, method: str) -> str:
         return self.prompt_styles.get(method, self.prompt_styles.get("default", "numbered"))

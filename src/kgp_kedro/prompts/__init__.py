@@ -10,7 +10,9 @@ naming the paper's listing or appendix section it reproduces:
 - :mod:`.tog`: Think-on-Graph (Sun et al., ICLR 2024): relation and entity pruning, the
   sufficiency check (EWEK-QA's ToG baseline);
 - :mod:`.ircot`: IRCoT (Trivedi et al., ACL 2023): the interleaved reasoning prompt;
-- :mod:`.structural`: the structural router (this project's own).
+- :mod:`.structural`: the structural router (this project's own);
+- :mod:`.selection`, :mod:`.choices`: the reader's context selection and its choice
+  questions read one option at a time (this project's own).
 
 The texts are byte-identical to what the project sent before they were gathered here: the LLM
 call cache is keyed by the messages, so a changed byte would re-ask every cached call.

@@ -7,8 +7,10 @@ from collections.abc import Mapping
 import pandas as pd
 
 from kgp_kedro.llm import LLMClient
+from kgp_kedro.prompts.choices import facts_prompt
 from kgp_kedro.prompts.kgp import ANSWER_INSTRUCTION, STEPS_INSTRUCTION, qa_prompt
 from kgp_kedro.reading.answers import final_answer
+from kgp_kedro.reading.choices import CHOICES, read_by_facts
 from kgp_kedro.reading.contexts import fit_contexts, within_documents, within_passages
 from kgp_kedro.reading.selection import SELECTIONS, select_contexts
 
@@ -112,7 +114,8 @@ def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.
                  retrieval_llm_calls: Mapping[str, int] | None = None,
                  context_form: str = "passages", answer_form: str = "line",
                  context_order: str = "rank", select: str = "none",
-                 select_min: int = 2, max_documents: int | None = None) -> pd.DataFrame:
+                 select_min: int = 2, max_documents: int | None = None,
+                 choice: str = "whole") -> pd.DataFrame:
     """One answer per question of ``questions``: the prompt holds the method's ranked contexts
     up to ``max_passages`` distinct passages (all when null), as many of them as fit the
     model's window (lowest-ranked cut first, recorded in ``cut_ids``); a failed call gives an empty answer with ``error`` set (even when every
@@ -131,7 +134,11 @@ def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.
     the call's tokens and latency in the answer's), ``none`` reads them all;
     ``max_documents``: the prompt holds passages of at most that many documents, the best
     ranked, and ``max_passages`` fills from them (:func:`within_documents`; the contexts of
-    other documents are not offered, as those beyond ``max_passages``), all when null."""
+    other documents are not offered, as those beyond ``max_passages``), all when null;
+    ``choice``: ``facts`` reads a choice question one option at a time
+    (:func:`~kgp_kedro.reading.choices.read_by_facts`), ``whole`` in one call."""
+    if choice not in CHOICES:
+        raise ValueError(f"read.choice must be one of {CHOICES}, got {choice!r}")
     retrieval_llm_calls = retrieval_llm_calls or {}
     instruction = STEPS_INSTRUCTION if answer_form == "steps" else ANSWER_INSTRUCTION
     texts = passage_texts(passages, context_form)
@@ -163,21 +170,29 @@ def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.
         chosen = [(list(range(m["kept"])), None) for m in meta]
     else:
         raise ValueError(f"read.select must be one of {SELECTIONS}, got {select!r}")
-    prompts = []
+    prompts, shown = [], []
     for m, contexts, (picked, _) in zip(meta, offered, chosen):
         read = [contexts[i] for i in picked]
+        shown.append([c for _, c in in_prompt_order(read, context_order)])
         prompts.append([*system, {"role": "user", "content": qa_prompt(
-            m["question"], [c for _, c in in_prompt_order(read, context_order)], style,
-            instruction)}])
+            m["question"], shown[-1], style, instruction)}])
         # the passages the reader saw (every passage of a read path) and those it did not (cut
         # by the window or left out by the selection)
         seen = _distinct(read)
         m.update(context_ids=seen, n_contexts=len(read), n_cut=len(contexts) - len(read),
                  cut_ids=_distinct(contexts, set(seen)))
+    before = [[] if s is None else [s] for _, s in chosen]
+    if choice == "facts":
+        for i, facts in read_by_facts(client, system, [m["question"] for m in meta], shown,
+                                      style, method).items():
+            prompts[i] = [*system, {"role": "user", "content": facts_prompt(
+                meta[i]["question"],
+                [(option, final_answer(reply.text, "", "line")) for option, reply in facts])}]
+            before[i] += [reply for _, reply in facts]
     completions = client.complete_many(prompts, desc=f"read {method}")
     rows = []
-    for m, c, (_, s) in zip(meta, completions, chosen):
-        calls = [c] if s is None else [s, c]
+    for m, c, earlier in zip(meta, completions, before):
+        calls = [*earlier, c]
         rows.append({**m, "answer": final_answer(c.text, m["question"], answer_form),
                      "raw_response": c.text,
                      "prompt_tokens": sum(x.prompt_tokens for x in calls),

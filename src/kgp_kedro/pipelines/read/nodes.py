@@ -42,4 +42,4 @@ def answer_questions(qa_questions: pd.DataFrame, retrieved: pd.DataFrame, passag
                         with_demonstrations(params.system_message(), demonstrations),
                         params.max_passages, ran_as, calls, params.context_form,
                         params.answer_form, params.context_order, params.select,
-                        params.select_min, params.max_documents)
+                        params.select_min, params.max_documents, params.choice)
