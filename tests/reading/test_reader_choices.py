@@ -32,9 +32,9 @@ def _choice(questions, own, a0, b0):
 def _fake_reader(a: str, b: str):
     """A fake reader: a year for each option's fact, the second option when asked of facts."""
     def reply(prompt: str) -> str:
-        if f"What do the contexts say about {a}" in prompt:
+        if f"give the fact about {a} that it compares" in prompt:
             return "1901\nmore words"
-        if f"What do the contexts say about {b}" in prompt:
+        if f"give the fact about {b} that it compares" in prompt:
             return "1899"
         return b if "FACTS:" in prompt else "read whole"
     return reply
