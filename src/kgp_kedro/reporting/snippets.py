@@ -131,6 +131,13 @@ class ResultsData:
                 summarise_scores(rows), intervals=score_intervals(rows)).set_index("method")
         return self._cache[key]
 
+    def support(self, folder: str, on: str | None) -> pd.DataFrame:
+        """The support split (as ``tables.md`` computes it), one row a group by its key."""
+        key = ("support", folder, on)
+        if key not in self._cache:
+            self._cache[key] = support_split(self.rows(folder, on)).set_index("key")
+        return self._cache[key]
+
     def diffs(self, folder: str, baseline: str, metric: str, on: str | None) -> pd.DataFrame:
         key = ("diffs", folder, baseline, metric, on)
         if key not in self._cache:
@@ -284,7 +291,7 @@ def _support(data: ResultsData, folder: str, args: Mapping[str, str]) -> str:
     key = _need(args, "group")
     if key not in keys:
         raise SnippetError(f"group={key}: not one of {', '.join(keys)}")
-    split = support_split(data.rows(folder, args.get("on"))).set_index("key")
+    split = data.support(folder, args.get("on"))
     if key not in split.index or not split.loc[key, "questions"]:
         raise SnippetError(f"group={key}: no question both kgp and dpr answered")
     x = split.loc[key]
