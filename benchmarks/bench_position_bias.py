@@ -34,7 +34,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from bench_reader_design import CHOSEN, CONFIGS, OUT, run_config, study_parameters
+from bench_reader_design import (CHOSEN, CONFIGS, OUT, add_threads, run_config,
+                                 study_parameters)
 from kgp_kedro.corpus.sources import read_source
 from kgp_kedro.evaluation.qa_metrics import normalize_answer
 from kgp_kedro.pipelines.in_memory import run_chain
@@ -246,12 +247,9 @@ def main() -> None:
                         help="the results/ benchmark whose dev answers are split the same way")
     parser.add_argument("--choices", nargs="+", default=list(CHOICES), choices=CHOICES,
                         help="the read.choice readings measured")
-    parser.add_argument("--threads", type=int, default=None,
-                        help="llm.local.n_threads (default: the qa_benchmark env's 1)")
+    add_threads(parser)
     args = parser.parse_args()
-    raw = study_parameters()
-    if args.threads:
-        raw["llm"]["local"]["n_threads"] = args.threads
+    raw = study_parameters(args.threads)
     rows = measure(golden_prompts(raw, args.questions), raw, args.store_only, args.choices)
     OUT.mkdir(parents=True, exist_ok=True)
     rows.to_csv(OUT / "position_bias.csv", index=False)

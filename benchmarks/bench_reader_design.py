@@ -3,7 +3,7 @@
 chosen apart from what it is scored on.
 
     OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bench_reader_design.py --questions 30 \
-        [--configs base titled documents ...] [--table-only]
+        [--read 20] [--configs base titled documents ...] [--threads 2] [--table-only]
 
 The choosing set: the first ``--questions`` questions of each bundled train file
 (``train.sources``), each in its own collection of its documents plus 20 sampled negatives
@@ -48,6 +48,7 @@ from kgp_kedro.pipelines.in_memory import run_chain
 from kgp_kedro.pipelines.parameters import project_parameters
 from kgp_kedro.reading.answers import final_answer
 from kgp_kedro.reading.demonstrations import train_demonstrations, with_demonstrations
+from kgp_kedro.reading.hops import train_decompositions
 from kgp_kedro.reading.reader import read_answers
 from kgp_kedro.reporting.qa_tables import paired_differences
 
@@ -78,6 +79,7 @@ class ReaderConfig:
     max_documents: int | None = None
     steps: bool = False              # read.answer_form steps (its system message, demonstrations)
     choice: str = "whole"            # read.choice
+    hops: str = "whole"              # read.hops (chain: read.hop_examples' decompositions)
     max_tokens: int | None = None    # llm.sampling.max_tokens (None: the env's)
 
 
@@ -120,6 +122,11 @@ CONFIGS = {
     "1.5b_documents_4_steps": ReaderConfig(model=Q15, context_form="documents",
                                            demonstrations=3, max_documents=4, steps=True,
                                            max_tokens=128),
+    # issue 48: a question of several hops read one sub-question at a time (read.hops: chain;
+    # a short call breaks it up, shown the MuSiQue train file's own decompositions), the
+    # chosen reading otherwise
+    "1.5b_documents_4_chain": ReaderConfig(model=Q15, context_form="documents",
+                                           demonstrations=3, max_documents=4, hops="chain"),
 }
 
 
@@ -159,6 +166,8 @@ def run_config(name: str, config: ReaderConfig, data: dict, raw: dict, store_onl
     demos = train_demonstrations(project.train.sources, config.demonstrations,
                                  steps=config.steps)
     system = with_demonstrations(read.system_message() if config.system else None, demos)
+    decompositions = (train_decompositions(project.train.sources, read.hop_examples)
+                      if config.hops == "chain" else [])
     forms = ("steps",) if config.steps else ("line", "short")
     rows = []
     for method in methods:
@@ -169,7 +178,8 @@ def run_config(name: str, config: ReaderConfig, data: dict, raw: dict, store_onl
                                select_min=config.select_min,
                                max_documents=config.max_documents,
                                answer_form="steps" if config.steps else "line",
-                               choice=config.choice)
+                               choice=config.choice, hops=config.hops,
+                               decompositions=decompositions)
         text = dict(zip(data["questions"]["question_id"], data["questions"]["question"]))
         support = support_read(answers, data["questions"], data["passages"])
         for form in forms:
@@ -186,7 +196,8 @@ def run_config(name: str, config: ReaderConfig, data: dict, raw: dict, store_onl
                                       context_order=config.context_order, select=config.select,
                                       select_min=config.select_min,
                                       max_documents=config.max_documents,
-                                      max_tokens=config.max_tokens, choice=config.choice))
+                                      max_tokens=config.max_tokens, choice=config.choice,
+                                      hops=config.hops))
     return pd.concat(rows, ignore_index=True)
 
 
@@ -322,14 +333,24 @@ def against_chosen(answers: pd.DataFrame) -> list[str]:
     return lines
 
 
-def study_parameters() -> dict:
+def study_parameters(threads: int | None = None) -> dict:
     """The qa_benchmark env's parameters (the project bootstrapped: its config loader merges
-    the env softly), run from the project's root with INFO logging, as every study here."""
+    the env softly), run from the project's root with INFO logging, as every study here;
+    ``threads``: the reader's ``llm.local.n_threads`` (None: the env's 1)."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     os.chdir(ROOT)
     os.environ.setdefault("KEDRO_ENV", "qa_benchmark")
     bootstrap_project(ROOT)
-    return project_parameters()
+    raw = project_parameters()
+    if threads:
+        raw["llm"]["local"]["n_threads"] = threads
+    return raw
+
+
+def add_threads(parser: argparse.ArgumentParser) -> None:
+    """A study's ``--threads`` option (:func:`study_parameters`' ``threads``)."""
+    parser.add_argument("--threads", type=int, default=None,
+                        help="llm.local.n_threads (default: the qa_benchmark env's 1)")
 
 
 def main() -> None:
@@ -347,11 +368,12 @@ def main() -> None:
                         help="every reply from the store (llm.store_only): no model call")
     parser.add_argument("--table-only", action="store_true",
                         help="write tables.md from the recorded <config>.csv files, run nothing")
+    add_threads(parser)
     args = parser.parse_args()
     if args.table_only:
         write_table(args.read or args.questions)
         return
-    raw = study_parameters()
+    raw = study_parameters(args.threads)
     data = retrievals(raw, args.questions)
     if args.retrieve_only:
         return

@@ -206,6 +206,12 @@ class ReadParams(Params):
     # contexts, one call an option, then the question asked of the two facts alone; issue
     # 48's position bias), whole (one call, the paper's); kgp_kedro.reading.choices
     choice: Literal["whole", "facts"] = "whole"
+    # a question of several hops: chain (one short call breaks it into sub-questions, MuSiQue's
+    # "#1" form, shown hop_examples of the train files' decompositions; each is then asked of
+    # the prompt's contexts, its answer put in the next; issue 48), whole (one call, the
+    # paper's); kgp_kedro.reading.hops
+    hops: Literal["whole", "chain"] = "whole"
+    hop_examples: PosInt = 4
 
     def style(self, method: str) -> str:
         return self.prompt_styles.get(method, self.prompt_styles.get("default", "numbered"))

@@ -15,7 +15,8 @@ MAX_ANSWER_WORDS = 5
 # a demonstration: the question, its answer and, for the steps answer form, the facts that
 # lead to it ("" otherwise)
 Demonstration = tuple[str, str, str]
-_HOP = re.compile(r"#(\d+)")
+# a sub-question's reference to an earlier one's answer (MuSiQue's decompositions: "#1")
+HOP = re.compile(r"#(\d+)")
 
 
 def answer_steps(dataset: str, meta: str | None) -> str:
@@ -35,7 +36,7 @@ def answer_steps(dataset: str, meta: str | None) -> str:
                 hop.get("answer", "")).strip()
             if not question or not answer:
                 return ""
-            question = _HOP.sub(lambda m: answers[int(m.group(1)) - 1]
+            question = HOP.sub(lambda m: answers[int(m.group(1)) - 1]
                                 if 0 < int(m.group(1)) <= len(answers) else m.group(0), question)
             steps.append(f"{question.replace(' >> ', ' — ')} → {answer}")
             answers.append(answer)
@@ -85,10 +86,16 @@ def draw_demonstrations(questions: pd.DataFrame, k: int, steps: bool = False
 
 def train_demonstrations(sources: Sequence[Source], k: int, key: str = "train.sources",
                          steps: bool = False) -> list[Demonstration]:
-    """:func:`draw_demonstrations` over the questions of the train files ``sources`` (read as
-    ``ingest.sources`` are; a file that cannot be read stops here, naming ``<key>[i]``)."""
+    """:func:`draw_demonstrations` over the questions of the train files ``sources``
+    (:func:`train_questions`)."""
     if k <= 0:
         return []
+    return draw_demonstrations(train_questions(sources, key), k, steps)
+
+
+def train_questions(sources: Sequence[Source], key: str = "train.sources") -> pd.DataFrame:
+    """The questions of the train files ``sources``, read as ``ingest.sources`` are (a file
+    that cannot be read stops here, naming ``<key>[i]``)."""
     from kgp_kedro.corpus.sources import read_source
     from kgp_kedro.corpus.schema import QUESTION_COLUMNS
 
@@ -96,7 +103,7 @@ def train_demonstrations(sources: Sequence[Source], k: int, key: str = "train.so
     for i, s in enumerate(sources):
         rows += read_source(s.dataset, s.path, s.name or f"{s.dataset}_train", s.limit,
                             param_key=f"{key}[{i}]")[0]
-    return draw_demonstrations(pd.DataFrame(rows, columns=QUESTION_COLUMNS), k, steps)
+    return pd.DataFrame(rows, columns=QUESTION_COLUMNS)
 
 
 def with_demonstrations(system_prompt: str | None, demonstrations: Sequence[Demonstration]

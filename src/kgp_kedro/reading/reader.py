@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
@@ -11,6 +11,7 @@ from kgp_kedro.prompts.choices import facts_prompt
 from kgp_kedro.prompts.kgp import ANSWER_INSTRUCTION, STEPS_INSTRUCTION, qa_prompt
 from kgp_kedro.reading.answers import final_answer
 from kgp_kedro.reading.choices import CHOICES, read_by_facts
+from kgp_kedro.reading.hops import HOPS, read_by_hops
 from kgp_kedro.reading.contexts import fit_contexts, within_documents, within_passages
 from kgp_kedro.reading.selection import SELECTIONS, select_contexts
 
@@ -115,7 +116,8 @@ def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.
                  context_form: str = "passages", answer_form: str = "line",
                  context_order: str = "rank", select: str = "none",
                  select_min: int = 2, max_documents: int | None = None,
-                 choice: str = "whole") -> pd.DataFrame:
+                 choice: str = "whole", hops: str = "whole",
+                 decompositions: Sequence[tuple[str, Sequence[str]]] = ()) -> pd.DataFrame:
     """One answer per question of ``questions``: the prompt holds the method's ranked contexts
     up to ``max_passages`` distinct passages (all when null), as many of them as fit the
     model's window (lowest-ranked cut first, recorded in ``cut_ids``); a failed call gives an empty answer with ``error`` set (even when every
@@ -136,9 +138,17 @@ def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.
     ranked, and ``max_passages`` fills from them (:func:`within_documents`; the contexts of
     other documents are not offered, as those beyond ``max_passages``), all when null;
     ``choice``: ``facts`` reads a choice question one option at a time
-    (:func:`~kgp_kedro.reading.choices.read_by_facts`), ``whole`` in one call."""
+    (:func:`~kgp_kedro.reading.choices.read_by_facts`), ``whole`` in one call; ``hops``:
+    ``chain`` reads any other question one sub-question at a time
+    (:func:`~kgp_kedro.reading.hops.read_by_hops`, the decomposition call shown
+    ``decompositions``), ``whole`` in one call."""
     if choice not in CHOICES:
         raise ValueError(f"read.choice must be one of {CHOICES}, got {choice!r}")
+    if hops not in HOPS:
+        raise ValueError(f"read.hops must be one of {HOPS}, got {hops!r}")
+    if hops == "chain" and not decompositions:
+        raise ValueError("read.hops chain needs decomposition examples (read.hop_examples > 0 "
+                         "and a MuSiQue file among train.sources)")
     retrieval_llm_calls = retrieval_llm_calls or {}
     instruction = STEPS_INSTRUCTION if answer_form == "steps" else ANSWER_INSTRUCTION
     texts = passage_texts(passages, context_form)
@@ -189,6 +199,15 @@ def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.
                 meta[i]["question"],
                 [(option, final_answer(reply.text, "", "line")) for option, reply in facts])}]
             before[i] += [reply for _, reply in facts]
+    if hops == "chain":
+        # a choice question is never broken into hops (read_by_facts' or read whole)
+        for i, (calls, last) in read_by_hops(client, system, [m["question"] for m in meta], shown,
+                                             style, method, decompositions,
+                                             instruction).items():
+            if last is not None:
+                prompts[i] = [*system, {"role": "user", "content": qa_prompt(
+                    last, shown[i], style, instruction)}]
+            before[i] += calls
     completions = client.complete_many(prompts, desc=f"read {method}")
     rows = []
     for m, c, earlier in zip(meta, completions, before):

@@ -10,6 +10,7 @@ from kgp_kedro.config import validate
 from kgp_kedro.config.sections import ReadParams
 from kgp_kedro.llm import make_llm
 from kgp_kedro.reading.demonstrations import train_demonstrations, with_demonstrations
+from kgp_kedro.reading.hops import train_decompositions
 from kgp_kedro.reading.reader import READ_COLUMNS, read_answers
 from kgp_kedro.training.params import TrainParams
 
@@ -25,21 +26,25 @@ def answer_questions(qa_questions: pd.DataFrame, retrieved: pd.DataFrame, passag
     wrong answers; when every call fails the method is recorded as failed (one WARNING line
     says so) and the run goes on with the other methods. ``ran_as`` describes the method
     (its row label in the results store); with ``llm_retrieval`` (IRCoT, the chat agent) the
-    retriever's calls count in each answer's ``llm_calls``. ``read.demonstrations`` are drawn
-    from ``train.sources``' questions."""
+    retriever's calls count in each answer's ``llm_calls``. ``read.demonstrations`` (and ``read.hops: chain``'s
+    decomposition examples) are drawn from ``train.sources``' questions."""
     if retrieved.empty:
         logger.warning("read %s skipped: its retrieval produced nothing (method skipped)", name)
         return pd.DataFrame(columns=READ_COLUMNS)
     params = validate(ReadParams, read, "read")
     calls = (retrieved.drop_duplicates("question_id").set_index("question_id")["calls"]
              .astype(int).to_dict() if llm_retrieval else {})
-    demonstrations = (train_demonstrations(validate(TrainParams, train, "train").sources,
-                                            params.demonstrations,
-                                            steps=params.answer_form == "steps")
+    sources = (validate(TrainParams, train, "train").sources
+               if params.demonstrations or params.hops == "chain" else [])
+    demonstrations = (train_demonstrations(sources, params.demonstrations,
+                                           steps=params.answer_form == "steps")
                       if params.demonstrations else [])
+    decompositions = (train_decompositions(sources, params.hop_examples)
+                      if params.hops == "chain" else [])
     return read_answers(qa_questions, retrieved, passages, make_llm(llm), name,
                         params.style(name), params.margin_tokens,
                         with_demonstrations(params.system_message(), demonstrations),
                         params.max_passages, ran_as, calls, params.context_form,
                         params.answer_form, params.context_order, params.select,
-                        params.select_min, params.max_documents, params.choice)
+                        params.select_min, params.max_documents, params.choice, params.hops,
+                        decompositions)
