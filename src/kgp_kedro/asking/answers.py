@@ -12,16 +12,18 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections.abc import Sequence
 
 import pandas as pd
 
 from kgp_kedro.asking.citations import Located, check_citations, locate_passages, source_label
-from kgp_kedro.asking.grounding import ground
+from kgp_kedro.asking.grounding import ground, new_names
 from kgp_kedro.asking.tables import as_facts
-from kgp_kedro.ewek.composer import keep_citations
-from kgp_kedro.llm import LLMClient
+from kgp_kedro.ewek.composer import keep_citations, strip_citations
+from kgp_kedro.llm import Completion, LLMClient
 from kgp_kedro.prompts.ask import ask_messages
 from kgp_kedro.reading.contexts import within_documents
+from kgp_kedro.reading.hops import read_by_hops, short_reply
 from kgp_kedro.reading.reader import prompt_budget, ranked_contexts
 
 logger = logging.getLogger(__name__)
@@ -89,6 +91,18 @@ def _quotes(question: str, ids: list[str], places: dict[str, Located], client: L
         ids = ids[:-1]
 
 
+def cited_answer(reply: str, question: str) -> str:
+    """A sub-question's answer in the ask env (``ask.hops: chain``), from a reply that cites
+    a quote (its citations dropped): the first full name it gives that the sub-question lacks
+    (the analyst's reply is a sentence, "Devotion was directed by Guido Brignone [2]."), else
+    its short answer; "" for a reply citing none (a refusal, or a claim from nowhere), which
+    leaves the question read whole."""
+    if not check_citations(reply, 10 ** 6)[0]:
+        return ""
+    said = strip_citations(reply)
+    return next(iter(new_names(said, question)), None) or short_reply(said, question)
+
+
 def _words(text: str) -> set[str]:
     return {w.lower() for w in _WORD.findall(text)}
 
@@ -121,13 +135,26 @@ def _top_file(rows: pd.DataFrame | None, places: dict[str, Located]) -> str | No
     return places[first.iloc[0]].file if len(first) and first.iloc[0] in places else None
 
 
+def _joined(spent: list[Completion], said: list[Completion], reply: Completion) -> Completion:
+    """A question's calls as one: the replies ``said`` (its hops') and ``reply`` in turn, the
+    tokens and seconds of those and of the calls ``spent`` (a decomposition, a hop left
+    unused) summed, cached when all were, the first error."""
+    calls = [*spent, *said, reply]
+    return Completion(" ".join(c.text.strip() for c in [*said, reply] if c.text.strip()),
+                      sum(c.prompt_tokens for c in calls), sum(c.completion_tokens for c in calls),
+                      sum(c.latency_ms for c in calls), all(c.cached for c in calls),
+                      next((c.error for c in calls if c.error), None))
+
+
 def answer_with_citations(questions: pd.DataFrame, retrieved: pd.DataFrame,
                           passages: pd.DataFrame, client: LLMClient, method: str, *,
                           contexts: int, instruction: str, margin_tokens: int,
                           snippet_chars: int, grounding: str, tables: str,
                           max_documents: int | None, quote_form: str, distinct_quotes: bool,
                           sanity: pd.DataFrame | None = None,
-                          sanity_method: str | None = None) -> pd.DataFrame:
+                          sanity_method: str | None = None,
+                          decompositions: Sequence[tuple[str, Sequence[str]]] = ()
+                          ) -> pd.DataFrame:
     """One row per question (:data:`ASK_COLUMNS`): the reply with its valid citations, each
     cited quote as ``{n, passage_id, file, page, heading, label, snippet}`` (``citations``, JSON)
     and as ``[n] <label>`` lines (``sources``), the cited numbers dropped because no quote had
@@ -138,7 +165,12 @@ def answer_with_citations(questions: pd.DataFrame, retrieved: pd.DataFrame,
     grounded by the ``grounding``
     check (:func:`~kgp_kedro.asking.grounding.ground`): its ``mark``, its ``claims`` (JSON:
     each claim's cited and supporting numbers, verdict and snippet) and, when not found, the
-    ``closest`` quotes (JSON, as ``citations``). A failed call is a row with ``error`` set."""
+    ``closest`` quotes (JSON, as ``citations``). A failed call is a row with ``error`` set.
+    With ``decompositions`` (``ask.hops: chain``) a question of several hops is read one
+    sub-question at a time (:func:`~kgp_kedro.reading.hops.read_by_hops`), each asked with the
+    same quotes and instruction, a sub-question's answer taken from a reply that cites
+    (:func:`cited_answer`); the answer is then every hop's reply in turn, grounded as one, and
+    its tokens and seconds those of all its calls."""
     places = locate_passages(passages)
     by_question = dict(tuple(retrieved.groupby("question_id", sort=False)))
     by_sanity = dict(tuple(sanity.groupby("question_id", sort=False))) if sanity is not None \
@@ -153,7 +185,26 @@ def answer_with_citations(questions: pd.DataFrame, retrieved: pd.DataFrame,
         quoted, messages = _quotes(q.question, ids[:contexts], places, client, instruction,
                                    margin_tokens, tables, quote_form)
         plans.append((q, rows, quoted, messages))
-    replies = client.complete_many([m for *_, m in plans], desc=f"ask {method}")
+    # per question the calls whose replies are not in the answer, and its hops' replies
+    spent: list[list[Completion]] = [[] for _ in plans]
+    said: list[list[Completion]] = [[] for _ in plans]
+    if decompositions:
+        quotes_of = [[quoted_text(places[p], tables, quote_form) for p in quoted]
+                     for _, _, quoted, _ in plans]
+
+        def asking(i: int, question: str) -> list[dict]:
+            return ask_messages(question, quotes_of[i], instruction)
+
+        for i, (calls, last) in read_by_hops(client, [q.question for q, *_ in plans], asking,
+                                             f"ask {method}", decompositions,
+                                             cited_answer).items():
+            if last is None:
+                spent[i] = calls
+            else:
+                plans[i] = (*plans[i][:3], asking(i, last))
+                spent[i], said[i] = calls[:1], calls[1:]
+    replies = [_joined(*calls) for calls in zip(spent, said, client.complete_many(
+        [m for *_, m in plans], desc=f"ask {method}"))]
     out = []
     for (q, rows, quoted, _), reply in zip(plans, replies):
         kept, dropped = check_citations(reply.text, len(quoted))

@@ -151,6 +151,14 @@ def _names(text: str) -> set[str]:
     return {" ".join(m.group(0).split()).casefold() for m in _NAME.finditer(text)}
 
 
+def new_names(text: str, question: str) -> list[str]:
+    """The full names of ``text`` (as :func:`_names` finds them) that ``question`` lacks, in
+    their order in ``text``, as written there."""
+    asked = _names(question)
+    found = [" ".join(m.group(0).split()) for m in _NAME.finditer(text)]
+    return list(dict.fromkeys(n for n in found if n.casefold() not in asked))
+
+
 def _together(group: list[int], needed: set[str], quotes: list[set[str]],
               names: list[set[str]]) -> bool:
     """Whether the quotes ``group`` hold ``needed`` together: all its words are theirs and,

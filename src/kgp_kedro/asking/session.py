@@ -7,6 +7,7 @@ retrieval and the reader's call, as in the ask stage (the same retriever, the sa
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pandas as pd
@@ -42,7 +43,9 @@ class AskSession:
     def __init__(self, passages: pd.DataFrame, method, budget: int, client: LLMClient, *,
                  contexts: int, instruction: str, margin_tokens: int, snippet_chars: int,
                  grounding: str, tables: str, max_documents: int | None, quote_form: str,
-                 distinct_quotes: bool, nodes: pd.DataFrame | None = None, edges=None,
+                 distinct_quotes: bool,
+                 decompositions: Sequence[tuple[str, Sequence[str]]] = (),
+                 nodes: pd.DataFrame | None = None, edges=None,
                  setting: str | None = None,
                  embeddings: pd.DataFrame | None = None, encoder=None) -> None:
         if passages["collection_id"].nunique() != 1:
@@ -54,7 +57,8 @@ class AskSession:
                         "margin_tokens": margin_tokens, "snippet_chars": snippet_chars,
                         "grounding": grounding, "tables": tables,
                         "max_documents": max_documents, "quote_form": quote_form,
-                        "distinct_quotes": distinct_quotes}
+                        "distinct_quotes": distinct_quotes,
+                        "decompositions": decompositions}
         self.retriever = method.retriever(method.params, Resources(
             int(budget), encoder, client if needs.llm else None))
         graphs = GraphTables(nodes, edges) if needs.graph else None

@@ -278,6 +278,10 @@ class AskParams(Params):
     # a passage whose quote is word for word an earlier quote's (the same paragraph in several
     # files) left out (true) or quoted again (false); kgp_kedro.asking.answers.quote_order
     distinct_quotes: bool = False
+    # a question of several hops read one sub-question at a time over the same quotes (chain:
+    # read.hops' reading, its read.hop_examples decompositions drawn from train.sources; the
+    # answer each hop's cited reply in turn) or in one call (whole); kgp_kedro.asking.answers
+    hops: Literal["whole", "chain"] = "whole"
     # the ask app's uploads (notebooks/ask_app.ipynb): the folder its uploaded files are
     # written into, under the project folder
     uploads: str = "data/ask/uploads"

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import pandas as pd
 
 from kgp_kedro.config.sections import Source
 from kgp_kedro.llm import Completion, LLMClient
+from kgp_kedro.llm.client import Messages
 from kgp_kedro.prompts.hops import decompose_prompt, decompose_system
-from kgp_kedro.prompts.kgp import qa_prompt
 from kgp_kedro.reading.answers import final_answer
 from kgp_kedro.reading.choices import choice_options
 from kgp_kedro.reading.demonstrations import HOP, train_questions
@@ -101,19 +101,25 @@ def with_answers(hop: str, answers: Sequence[str]) -> str:
     return HOP.sub(lambda m: answers[int(m.group(1)) - 1], hop)
 
 
-def read_by_hops(client: LLMClient, system: list[dict[str, str]], questions: list[str],
-                 contexts: list[list[str]], style: str, method: str,
-                 examples: Sequence[tuple[str, Sequence[str]]], instruction: str
+def short_reply(text: str, question: str) -> str:
+    """A sub-question's answer as put in for ``#k``: the reply's short answer."""
+    return final_answer(text, question, "short")
+
+
+def read_by_hops(client: LLMClient, questions: list[str],
+                 prompt: Callable[[int, str], Messages], method: str,
+                 examples: Sequence[tuple[str, Sequence[str]]],
+                 answer: Callable[[str, str], str] = short_reply
                  ) -> dict[int, tuple[list[Completion], str | None]]:
     """``read.hops: chain``: per question asked (its position in ``questions``; a choice
     question is not), the calls made before its answering call and what that call asks: one
     decomposition call; where it breaks the question into linked sub-questions, each but the
-    last asked of the question's prompt ``contexts`` with the reader's ``system`` message, its
-    short answer put in for ``#k``, and the last sub-question is what the answering call asks.
-    None instead: the question is read whole (the reply was no chain, a call failed, or a
-    sub-question got no answer), its calls so far still counted. The calls go in rounds (every
-    question's decomposition, then every first sub-question, then every second one), each
-    round one batch."""
+    last asked as ``prompt(i, sub_question)`` gives (the reader's prompt over question ``i``'s
+    contexts), its ``answer(reply, sub_question)`` put in for ``#k``, and the last
+    sub-question is what the answering call asks. None instead: the question is read whole
+    (the reply was no chain, a call failed, or a sub-question got no answer), its calls so far
+    still counted. The calls go in rounds (every question's decomposition, then every first
+    sub-question, then every second one), each round one batch."""
     asked = [i for i, q in enumerate(questions) if choice_options(q) is None]
     head = [{"role": "system", "content": decompose_system(examples)}]
     replies = client.complete_many(
@@ -128,15 +134,13 @@ def read_by_hops(client: LLMClient, system: list[dict[str, str]], questions: lis
         if not due:
             break
         asked_now = [with_answers(chains[i][0][step], chains[i][1]) for i in due]
-        replies = client.complete_many(
-            [[*system, {"role": "user", "content": qa_prompt(q, contexts[i], style,
-                                                              instruction)}]
-             for i, q in zip(due, asked_now)], desc=f"hop {step + 1} {method}")
+        replies = client.complete_many([prompt(i, q) for i, q in zip(due, asked_now)],
+                                       desc=f"hop {step + 1} {method}")
         for i, q, reply in zip(due, asked_now, replies):
             calls[i].append(reply)
-            answer = "" if reply.error else final_answer(reply.text, q, "short")
-            if answer:
-                chains[i][1].append(answer)
+            said = "" if reply.error else answer(reply.text, q)
+            if said:
+                chains[i][1].append(said)
             else:
                 del chains[i]
     return {i: (made, with_answers(chains[i][0][-1], chains[i][1]) if i in chains else None)

@@ -201,12 +201,14 @@ def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.
             before[i] += [reply for _, reply in facts]
     if hops == "chain":
         # a choice question is never broken into hops (read_by_facts' or read whole)
-        for i, (calls, last) in read_by_hops(client, system, [m["question"] for m in meta], shown,
-                                             style, method, decompositions,
-                                             instruction).items():
+        def asking(i: int, question: str) -> list[dict[str, str]]:
+            return [*system, {"role": "user", "content": qa_prompt(
+                question, shown[i], style, instruction)}]
+
+        for i, (calls, last) in read_by_hops(client, [m["question"] for m in meta], asking,
+                                             method, decompositions).items():
             if last is not None:
-                prompts[i] = [*system, {"role": "user", "content": qa_prompt(
-                    last, shown[i], style, instruction)}]
+                prompts[i] = asking(i, last)
             before[i] += calls
     completions = client.complete_many(prompts, desc=f"read {method}")
     rows = []
