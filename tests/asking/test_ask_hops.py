@@ -109,6 +109,21 @@ def test_the_whole_reading_and_an_uncited_hop_take_the_question_in_one_answering
                                        for r in server.requests)
 
 
+def test_a_hop_whose_claim_its_quote_does_not_hold_leaves_the_question_read_whole(devotion):
+    # the director named from the distractor's quote (Dana Blankstein's): a true quote, a wrong
+    # bridge; the check does not find "Devotion" there, so no second hop is asked
+    def wrong_bridge(prompt: str) -> str:
+        if "Who is the director" in prompt:
+            return f"Devotion was directed by Dana Blankstein [{_quote_holding(prompt, 'Israeli')}]."
+        return _analyst(prompt)
+
+    with FakeOpenAIServer(reply=wrong_bridge) as server:
+        row = _ask(devotion, server, decompositions=EXAMPLES)
+    assert len(server.requests) == 3
+    assert f"Question: {QUESTION}\n" in server.requests[-1]["messages"][-1]["content"]
+    assert "Dana Blankstein" not in row["answer"]
+
+
 @pytest.mark.parametrize("reply, answer", [
     ("Devotion was directed by Guido Brignone [2].", "Guido Brignone"),
     ("Guido Brignone [1, 3]", "Guido Brignone"),

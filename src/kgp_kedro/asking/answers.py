@@ -23,7 +23,8 @@ from kgp_kedro.ewek.composer import keep_citations, strip_citations
 from kgp_kedro.llm import Completion, LLMClient
 from kgp_kedro.prompts.ask import ask_messages
 from kgp_kedro.reading.contexts import within_documents
-from kgp_kedro.reading.hops import read_by_hops, short_reply
+from kgp_kedro.reading.answers import final_answer
+from kgp_kedro.reading.hops import read_by_hops
 from kgp_kedro.reading.reader import prompt_budget, ranked_contexts
 
 logger = logging.getLogger(__name__)
@@ -100,7 +101,7 @@ def cited_answer(reply: str, question: str) -> str:
     if not check_citations(reply, 10 ** 6)[0]:
         return ""
     said = strip_citations(reply)
-    return next(iter(new_names(said, question)), None) or short_reply(said, question)
+    return next(iter(new_names(said, question)), None) or final_answer(said, question, "short")
 
 
 def _words(text: str) -> set[str]:
@@ -169,8 +170,9 @@ def answer_with_citations(questions: pd.DataFrame, retrieved: pd.DataFrame,
     With ``decompositions`` (``ask.hops: chain``) a question of several hops is read one
     sub-question at a time (:func:`~kgp_kedro.reading.hops.read_by_hops`), each asked with the
     same quotes and instruction, a sub-question's answer taken from a reply that cites
-    (:func:`cited_answer`); the answer is then every hop's reply in turn, grounded as one, and
-    its tokens and seconds those of all its calls."""
+    (:func:`cited_answer`) and whose claims the ``grounding`` check finds in its quotes (else
+    the question is read whole); the answer is then every hop's reply in turn, grounded as
+    one, and its tokens and seconds those of all its calls."""
     places = locate_passages(passages)
     by_question = dict(tuple(retrieved.groupby("question_id", sort=False)))
     by_sanity = dict(tuple(sanity.groupby("question_id", sort=False))) if sanity is not None \
@@ -195,9 +197,18 @@ def answer_with_citations(questions: pd.DataFrame, retrieved: pd.DataFrame,
         def asking(i: int, question: str) -> list[dict]:
             return ask_messages(question, quotes_of[i], instruction)
 
+        def hop_answer(i: int, reply: str, question: str) -> str:
+            """A hop's answer: none unless the check finds its reply's every claim in the
+            quotes it cites (a wrong bridge would carry the question to a true fact about
+            the wrong person)."""
+            if grounding != "none" and ground(question, reply, quotes_of[i], grounding,
+                                              snippet_chars).mark != "supported":
+                return ""
+            return cited_answer(reply, question)
+
         for i, (calls, last) in read_by_hops(client, [q.question for q, *_ in plans], asking,
                                              f"ask {method}", decompositions,
-                                             cited_answer).items():
+                                             hop_answer).items():
             if last is None:
                 spent[i] = calls
             else:

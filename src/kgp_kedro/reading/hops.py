@@ -2,8 +2,8 @@
 Collegian founded?") read one hop at a time. One short call breaks the question into
 sub-questions in MuSiQue's format (``#k``: the k-th one's answer), shown by the train files'
 own decompositions (:func:`decomposition_examples`); each sub-question is then asked of the
-question's prompt contexts with the reader's own prompt, its short answer put in for ``#k`` in
-the later ones, and the last sub-question's answer is the answer. Issue 48's candidate for
+question's prompt contexts with the reader's own prompt (the ask env's: its quotes), its
+answer put in for ``#k`` in the later ones, and the last sub-question's answer is the answer. Issue 48's candidate for
 MuSiQue's Golden F1 (a small reader rarely composes three hops in one reply). One rule for
 every retrieval method; a question the call does not break into linked sub-questions
 (:func:`parse_chain`), and a choice question (:mod:`kgp_kedro.reading.choices`), is read
@@ -101,21 +101,23 @@ def with_answers(hop: str, answers: Sequence[str]) -> str:
     return HOP.sub(lambda m: answers[int(m.group(1)) - 1], hop)
 
 
-def short_reply(text: str, question: str) -> str:
-    """A sub-question's answer as put in for ``#k``: the reply's short answer."""
+def short_reply(i: int, text: str, question: str) -> str:
+    """A sub-question's answer as put in for ``#k`` (of question ``i``, whichever): the reply's
+    short answer."""
     return final_answer(text, question, "short")
 
 
 def read_by_hops(client: LLMClient, questions: list[str],
                  prompt: Callable[[int, str], Messages], method: str,
                  examples: Sequence[tuple[str, Sequence[str]]],
-                 answer: Callable[[str, str], str] = short_reply
+                 answer: Callable[[int, str, str], str] = short_reply
                  ) -> dict[int, tuple[list[Completion], str | None]]:
     """``read.hops: chain``: per question asked (its position in ``questions``; a choice
     question is not), the calls made before its answering call and what that call asks: one
     decomposition call; where it breaks the question into linked sub-questions, each but the
     last asked as ``prompt(i, sub_question)`` gives (the reader's prompt over question ``i``'s
-    contexts), its ``answer(reply, sub_question)`` put in for ``#k``, and the last
+    contexts), its ``answer(i, reply, sub_question)`` put in for ``#k`` ("": none, the
+    question read whole), and the last
     sub-question is what the answering call asks. None instead: the question is read whole
     (the reply was no chain, a call failed, or a sub-question got no answer), its calls so far
     still counted. The calls go in rounds (every question's decomposition, then every first
@@ -138,7 +140,7 @@ def read_by_hops(client: LLMClient, questions: list[str],
                                        desc=f"hop {step + 1} {method}")
         for i, q, reply in zip(due, asked_now, replies):
             calls[i].append(reply)
-            said = "" if reply.error else answer(reply.text, q)
+            said = "" if reply.error else answer(i, reply.text, q)
             if said:
                 chains[i][1].append(said)
             else:
