@@ -4,7 +4,8 @@ with the gold passages moved within the prompt"), on **train** questions.
 A choice question names its two options ("Which film came out first, X or Y?"); its Golden
 prompt holds the options' own documents. Each such question is read twice with the reading
 chosen on train questions (``bench_reader_design.CHOSEN``: the 1.5B model, a context a
-document, 3 demonstrations, the best 4 documents), its documents in Golden's order and
+document, 3 demonstrations, the best 4 documents; its reading by hops leaves a choice question
+whole), its documents in Golden's order and
 reversed (``read.context_order``), so the same documents, the same passages and the same
 question differ only in which option's document comes first. An unbiased reader names the
 same option both times; a reader led by position names the first document's option.
