@@ -114,7 +114,8 @@ def test_a_hop_whose_claim_its_quote_does_not_hold_leaves_the_question_read_whol
     # bridge; the check does not find "Devotion" there, so no second hop is asked
     def wrong_bridge(prompt: str) -> str:
         if "Who is the director" in prompt:
-            return f"Devotion was directed by Dana Blankstein [{_quote_holding(prompt, 'Israeli')}]."
+            israeli = _quote_holding(prompt, "Israeli")
+            return f"Devotion was directed by Dana Blankstein [{israeli}]."
         return _analyst(prompt)
 
     with FakeOpenAIServer(reply=wrong_bridge) as server:

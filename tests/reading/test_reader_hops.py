@@ -108,7 +108,8 @@ def test_a_question_is_read_one_hop_at_a_time(hotpot_passages):
     # first one's answer (its first line) is put in the second
     for call in (hop, last):
         assert call[0]["content"] == "Answer briefly."
-        assert own.at[a0, "text"] in call[-1]["content"] and own.at[b1, "text"] in call[-1]["content"]
+        asked = call[-1]["content"]
+        assert own.at[a0, "text"] in asked and own.at[b1, "text"] in asked
     assert f"QUESTION: {first}\n" in hop[-1]["content"]
     assert "QUESTION: When was Acme Corp founded?\n" in last[-1]["content"]
     assert answer["answer"] == "echo: When was Acme Corp founded?" and answer["llm_calls"] == 3

@@ -19,7 +19,7 @@ import pandas as pd
 from kgp_kedro.asking.citations import Located, check_citations, locate_passages, source_label
 from kgp_kedro.asking.grounding import ground, new_names
 from kgp_kedro.asking.tables import as_facts
-from kgp_kedro.ewek.composer import keep_citations, strip_citations
+from kgp_kedro.ewek.composer import keep_citations, parse_citations, strip_citations
 from kgp_kedro.llm import Completion, LLMClient
 from kgp_kedro.prompts.ask import ask_messages
 from kgp_kedro.reading.contexts import within_documents
@@ -98,7 +98,7 @@ def cited_answer(reply: str, question: str) -> str:
     (the analyst's reply is a sentence, "Devotion was directed by Guido Brignone [2]."), else
     its short answer; "" for a reply citing none (a refusal, or a claim from nowhere), which
     leaves the question read whole."""
-    if not check_citations(reply, 10 ** 6)[0]:
+    if not any(n >= 1 for n in parse_citations(reply)):
         return ""
     said = strip_citations(reply)
     return next(iter(new_names(said, question)), None) or final_answer(said, question, "short")
@@ -187,13 +187,12 @@ def answer_with_citations(questions: pd.DataFrame, retrieved: pd.DataFrame,
         quoted, messages = _quotes(q.question, ids[:contexts], places, client, instruction,
                                    margin_tokens, tables, quote_form)
         plans.append((q, rows, quoted, messages))
+    quotes_of = [[quoted_text(places[p], tables, quote_form) for p in quoted]
+                 for _, _, quoted, _ in plans]
     # per question the calls whose replies are not in the answer, and its hops' replies
     spent: list[list[Completion]] = [[] for _ in plans]
     said: list[list[Completion]] = [[] for _ in plans]
     if decompositions:
-        quotes_of = [[quoted_text(places[p], tables, quote_form) for p in quoted]
-                     for _, _, quoted, _ in plans]
-
         def asking(i: int, question: str) -> list[dict]:
             return ask_messages(question, quotes_of[i], instruction)
 
@@ -217,10 +216,9 @@ def answer_with_citations(questions: pd.DataFrame, retrieved: pd.DataFrame,
     replies = [_joined(*calls) for calls in zip(spent, said, client.complete_many(
         [m for *_, m in plans], desc=f"ask {method}"))]
     out = []
-    for (q, rows, quoted, _), reply in zip(plans, replies):
+    for (q, rows, quoted, _), quotes, reply in zip(plans, quotes_of, replies):
         kept, dropped = check_citations(reply.text, len(quoted))
         attributed = None
-        quotes = [quoted_text(places[p], tables, quote_form) for p in quoted]
         grounded = ground(q.question, keep_citations(reply.text, set(kept)), quotes, grounding,
                           snippet_chars)
         if grounding == "none" and not kept and reply.error is None:

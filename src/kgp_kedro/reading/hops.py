@@ -3,11 +3,11 @@ Collegian founded?") read one hop at a time. One short call breaks the question 
 sub-questions in MuSiQue's format (``#k``: the k-th one's answer), shown by the train files'
 own decompositions (:func:`decomposition_examples`); each sub-question is then asked of the
 question's prompt contexts with the reader's own prompt (the ask env's: its quotes), its
-answer put in for ``#k`` in the later ones, and the last sub-question's answer is the answer. Issue 48's candidate for
-MuSiQue's Golden F1 (a small reader rarely composes three hops in one reply). One rule for
-every retrieval method; a question the call does not break into linked sub-questions
-(:func:`parse_chain`), and a choice question (:mod:`kgp_kedro.reading.choices`), is read
-whole. ``whole``: one call (the paper's)."""
+answer put in for ``#k`` in the later ones, and the last sub-question's answer is the answer.
+Issue 48's candidate for MuSiQue's Golden F1 (a small reader rarely composes three hops in one
+reply). One rule for every retrieval method; a question the call does not break into linked
+sub-questions (:func:`parse_chain`), and a choice question (:mod:`kgp_kedro.reading.choices`),
+is read whole. ``whole``: one call (the paper's)."""
 from __future__ import annotations
 
 import json
@@ -117,11 +117,11 @@ def read_by_hops(client: LLMClient, questions: list[str],
     decomposition call; where it breaks the question into linked sub-questions, each but the
     last asked as ``prompt(i, sub_question)`` gives (the reader's prompt over question ``i``'s
     contexts), its ``answer(i, reply, sub_question)`` put in for ``#k`` ("": none, the
-    question read whole), and the last
-    sub-question is what the answering call asks. None instead: the question is read whole
-    (the reply was no chain, a call failed, or a sub-question got no answer), its calls so far
-    still counted. The calls go in rounds (every question's decomposition, then every first
-    sub-question, then every second one), each round one batch."""
+    question read whole), and the last sub-question is what the answering call asks. None
+    instead: the question is read whole (the reply was no chain, a call failed, or a
+    sub-question got no answer), its calls so far still counted. The calls go in rounds
+    (every question's decomposition, then every first sub-question, then every second one),
+    each round one batch."""
     asked = [i for i, q in enumerate(questions) if choice_options(q) is None]
     head = [{"role": "system", "content": decompose_system(examples)}]
     replies = client.complete_many(

@@ -180,17 +180,22 @@ def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.
         chosen = [(list(range(m["kept"])), None) for m in meta]
     else:
         raise ValueError(f"read.select must be one of {SELECTIONS}, got {select!r}")
-    prompts, shown = [], []
+    shown = []
     for m, contexts, (picked, _) in zip(meta, offered, chosen):
         read = [contexts[i] for i in picked]
         shown.append([c for _, c in in_prompt_order(read, context_order)])
-        prompts.append([*system, {"role": "user", "content": qa_prompt(
-            m["question"], shown[-1], style, instruction)}])
         # the passages the reader saw (every passage of a read path) and those it did not (cut
         # by the window or left out by the selection)
         seen = _distinct(read)
         m.update(context_ids=seen, n_contexts=len(read), n_cut=len(contexts) - len(read),
                  cut_ids=_distinct(contexts, set(seen)))
+
+    def asking(i: int, question: str) -> list[dict[str, str]]:
+        """The reader's prompt asking ``question`` of question ``i``'s shown contexts."""
+        return [*system, {"role": "user", "content": qa_prompt(
+            question, shown[i], style, instruction)}]
+
+    prompts = [asking(i, m["question"]) for i, m in enumerate(meta)]
     before = [[] if s is None else [s] for _, s in chosen]
     if choice == "facts":
         for i, facts in read_by_facts(client, system, [m["question"] for m in meta], shown,
@@ -201,10 +206,6 @@ def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.
             before[i] += [reply for _, reply in facts]
     if hops == "chain":
         # a choice question is never broken into hops (read_by_facts' or read whole)
-        def asking(i: int, question: str) -> list[dict[str, str]]:
-            return [*system, {"role": "user", "content": qa_prompt(
-                question, shown[i], style, instruction)}]
-
         for i, (calls, last) in read_by_hops(client, [m["question"] for m in meta], asking,
                                              method, decompositions).items():
             if last is not None:

@@ -26,8 +26,9 @@ def answer_questions(qa_questions: pd.DataFrame, retrieved: pd.DataFrame, passag
     wrong answers; when every call fails the method is recorded as failed (one WARNING line
     says so) and the run goes on with the other methods. ``ran_as`` describes the method
     (its row label in the results store); with ``llm_retrieval`` (IRCoT, the chat agent) the
-    retriever's calls count in each answer's ``llm_calls``. ``read.demonstrations`` (and ``read.hops: chain``'s
-    decomposition examples) are drawn from ``train.sources``' questions."""
+    retriever's calls count in each answer's ``llm_calls``. ``read.demonstrations`` (and
+    ``read.hops: chain``'s decomposition examples) are drawn from ``train.sources``'
+    questions."""
     if retrieved.empty:
         logger.warning("read %s skipped: its retrieval produced nothing (method skipped)", name)
         return pd.DataFrame(columns=READ_COLUMNS)
