@@ -24,6 +24,10 @@ Usage::
     # a held-out folder: the next eligible train records, none of the benchmark's
     python benchmarks/bench_analyst.py --folder data/01_raw/analyst_heldout \
         --exclude data/01_raw/analyst_benchmark/questions.jsonl --out results/analyst/heldout
+    # a third folder, none of either's (the relation check's judge)
+    python benchmarks/bench_analyst.py --folder data/01_raw/analyst_third \
+        --exclude data/01_raw/analyst_benchmark/questions.jsonl \
+        data/01_raw/analyst_heldout/questions.jsonl --out results/analyst/third
 """
 from __future__ import annotations
 
@@ -149,15 +153,15 @@ def main() -> None:
                         default=["claim", "answer", "none", "claim/markdown"])
     parser.add_argument("--folder", type=Path, default=ROOT / "data/01_raw/analyst_benchmark")
     parser.add_argument("--out", type=Path, default=ROOT / "results/analyst")
-    parser.add_argument("--exclude", type=Path, default=None,
-                        help="a questions.jsonl whose records are left out (a held-out folder "
-                             "disjoint from the benchmark's)")
+    parser.add_argument("--exclude", type=Path, nargs="+", default=[],
+                        help="questions.jsonl files whose records are left out (a held-out "
+                             "folder disjoint from the benchmark's, a third from both)")
     parser.add_argument("--store-only", action="store_true")
     parser.add_argument("--params", default="", help="more kedro --params")
     args = parser.parse_args()
     load = os.getloadavg()[0]
-    left_out = ({json.loads(line)["id"] for line in args.exclude.read_text().splitlines()
-                 if line.strip()} if args.exclude else set())
+    left_out = {json.loads(line)["id"] for path in args.exclude
+                for line in path.read_text().splitlines() if line.strip()}
     questions = make_folder(args.folder, [r for r in json.loads(TRAIN.read_text())
                                           if r["_id"] not in left_out], args.per_kind)
     extra = ["llm.store=results/llm", *(["llm.store_only=true"] if args.store_only else []),

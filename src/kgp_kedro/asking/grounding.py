@@ -9,6 +9,9 @@ found:
 - ``claim``: every term of the claim but those it shares with a parenthesized part of the
   question (:func:`aside`: the reader repeats the question's ``(1954 Film)``, which the
   quote holding the fact need not);
+- ``relation``: the terms of ``claim``, and the quotes that hold them must also hold who did
+  what (:func:`~kgp_kedro.asking.relations.who_did_what`: the verb before the phrase the
+  claim adds, the relation that leads to a bridge the claim does not name);
 - ``answer``: the terms the question lacks (what the claim adds to it);
 - ``none``: no term (every claim kept as the reply cites it; the mark says only whether the
   reply declined).
@@ -27,13 +30,15 @@ supported* when a claim was removed; else *supported*."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import combinations
 
+from kgp_kedro.asking.relations import who_did_what
 from kgp_kedro.ewek.composer import keep_citations, parse_citations
 
 NOT_FOUND = "Not found in your documents."
-CHECKS = ("claim", "answer", "none")
+CHECKS = ("claim", "relation", "answer", "none")
 MARKS = ("supported", "partly supported", "not found")
 REFUSAL = re.compile(
     r"\b(?:(?:do|does|did)(?: not|n't)|not|cannot|can't|unable to|no)\s+(?:\w+\s+){0,2}?"
@@ -77,14 +82,14 @@ def _keys(text: str) -> set[str]:
 
 
 def terms(claim: str, question: str, check: str) -> set[str]:
-    """The claim's terms (module docstring) as word keys, all of them (``claim``) or the new
-    ones (``answer``)."""
+    """The claim's terms (module docstring) as word keys, all of them (``claim``,
+    ``relation``) or the new ones (``answer``)."""
     asked = _keys(question)
     names = {_key(w) for t in _TERM.findall(claim) for w in _WORD.findall(t)
              if _norm(w) not in FUNCTION_WORDS and _norm(w)}
     if not names - asked:
         names |= {_key(w) for w in _CONTENT.findall(claim) if w not in FUNCTION_WORDS} - asked
-    return names - aside(question) if check == "claim" else names - asked
+    return names - aside(question) if check in ("claim", "relation") else names - asked
 
 
 def aside(question: str) -> set[str]:
@@ -169,13 +174,12 @@ def _together(group: list[int], needed: set[str], quotes: list[set[str]],
         any(names[a - 1] & names[b - 1] for b in group if b != a) for a in group))
 
 
-def _holding(needed: set[str], order: list[int], quotes: list[set[str]],
-             names: list[set[str]]) -> list[int]:
+def _holding(order: list[int], holds: Callable[[list[int]], bool]) -> list[int]:
     """The fewest quotes (numbers, at most :data:`MAX_SUPPORT`; earlier in ``order`` first)
-    that hold ``needed`` together (:func:`_together`); empty when none do."""
+    that ``holds`` accepts; empty when none do."""
     for size in range(1, MAX_SUPPORT + 1):
         for group in combinations(order, size):
-            if _together(list(group), needed, quotes, names):
+            if holds(list(group)):
                 return list(group)
     return []
 
@@ -200,20 +204,26 @@ def ground(question: str, answer: str, quotes: list[str], check: str,
         return Grounded(NOT_FOUND, "not found", [Claim(t, c) for t, c in claims(answer)],
                         closest)
     words, names = [_keys(q) for q in quotes], [_names(q) for q in quotes]
+    asked_aside = aside(question)
     found: list[Claim] = []
     for text, cited in claims(answer):
         claim = Claim(text, cited)
         needed, new = terms(text, question, check), terms(text, question, "answer")
         cited_here = [n for n in cited if 1 <= n <= len(quotes)]
+
+        def holds(group: list[int], text: str = text, needed: set[str] = needed) -> bool:
+            return _together(group, needed, words, names) and (
+                check != "relation" or who_did_what(
+                    text, question, [quotes[n - 1] for n in group], needed, asked_aside))
         if check == "none":
             claim.support, claim.verdict = cited_here, "supported"
         elif not new:
             claim.verdict = "empty"   # it says nothing the question does not
-        elif _together(cited_here, needed, words, names):
+        elif holds(cited_here):
             claim.support, claim.verdict = cited_here, "supported"
         else:
             others = [n for n in range(1, len(quotes) + 1) if n not in cited_here]
-            claim.support = _holding(needed, cited_here + others, words, names)
+            claim.support = _holding(cited_here + others, holds)
             claim.verdict = "re-attributed" if claim.support else "unsupported"
         if claim.support:
             claim.snippet = _snippet(quotes[claim.support[-1] - 1], needed, snippet_chars)

@@ -261,9 +261,10 @@ class AskParams(Params):
     snippet_chars: PosInt = 240    # of each cited passage in the report
     instruction: str = ANALYST_INSTRUCTION   # kgp_kedro.prompts.ask
     # each claim of an answer checked against the quotes (kgp_kedro.asking.grounding): claim
-    # (all its names and numbers found in the quotes it cites or others), answer (only those
-    # the question lacks), none (the reply as it is)
-    grounding: Literal["claim", "answer", "none"] = "claim"
+    # (all its names and numbers found in the quotes it cites or others), relation (those, and
+    # who did what: kgp_kedro.asking.relations), answer (only the names and numbers the
+    # question lacks), none (the reply as it is)
+    grounding: Literal["claim", "relation", "answer", "none"] = "claim"
     # a table passage quoted as facts (a "subject — relation — object" line a row, the
     # chained rows joined: kgp_kedro.asking.tables) or as the markdown table it was read as
     tables: Literal["facts", "markdown"] = "facts"

@@ -1,0 +1,97 @@
+"""Who did what (issue 49's ``relation`` check): claims whose words a quote holds but whose
+fact it puts on the wrong person, on the paragraphs and evidence table of a real 2Wiki train
+record ("Who is the child of the director of film Devotion (1929 Film)?"); the replies are
+hand-written, the verdicts worked out by hand from the module's two rules."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kgp_kedro.asking.benchmark import chained
+from kgp_kedro.asking.grounding import NOT_FOUND, aside, ground, terms
+from kgp_kedro.asking.relations import relation_key, statements, who_did_what
+from kgp_kedro.asking.tables import as_facts
+
+TRAIN = Path(__file__).resolve().parents[2] / "data/01_raw/2wikimultihopqa/train_sample500.json"
+DEVOTION = [r for r in json.loads(TRAIN.read_text()) if chained(r)][1]
+QUESTION = DEVOTION["question"]
+CONTEXT = {title: " ".join(sentences) for title, sentences in DEVOTION["context"]}
+FILM = f"Devotion (1929 film): {CONTEXT['Devotion (1929 film)']}"      # headed, as quoted
+FACTS = as_facts("| subject | relation | object |\n| --- | --- | --- |\n"
+                 + "".join(f"| {' | '.join(e)} |\n" for e in DEVOTION["evidences"]), "Facts")
+
+
+def _holds(claim: str, quotes: list[str], question: str = QUESTION) -> bool:
+    return who_did_what(claim, question, quotes, terms(claim, question, "claim"),
+                        aside(question))
+
+
+def test_the_record_is_the_one_these_cases_were_worked_out_on():
+    assert QUESTION == "Who is the child of the director of film Devotion (1929 Film)?"
+    assert "directed by Guido Brignone and starring Marcella Albani" in FILM
+    assert "Dana Blankstein- Cohen( born March 3, 1981)" in CONTEXT["Dana Blankstein"]
+    assert FACTS.splitlines()[1:] == [
+        "Devotion — director — Guido Brignone", "Guido Brignone — child — Lilla Brignone",
+        "Devotion — director — Guido Brignone — child — Lilla Brignone"]
+
+
+def test_statements_are_sentences_and_single_facts_a_chained_line_cut_in_two():
+    assert statements(FACTS) == [
+        ("Devotion", "director", "Guido Brignone"), ("Guido Brignone", "child", "Lilla Brignone"),
+        ("Devotion", "director", "Guido Brignone"), ("Guido Brignone", "child", "Lilla Brignone")]
+    assert statements(FILM)[1] == "The film's sets were designed by Artur Berger and Emil Stepanek."
+    assert [relation_key(lemma) for lemma in ("born", "bear", "die", "direct", "director")] == [
+        "birth", "birth", "death", "direc", "direc"]
+
+
+@pytest.mark.parametrize("claim, held", [
+    ("Devotion was directed by Guido Brignone.", True),
+    # the quote's verb before the name is "starring": a cast member put down as director
+    ("Devotion was directed by Marcella Albani.", False),
+    ("Devotion starred Marcella Albani.", True),
+])
+def test_the_verb_the_quote_puts_before_a_name_must_be_the_claims(claim, held):
+    assert _holds(claim, [FILM]) is held
+
+
+@pytest.mark.parametrize("claim, held", [
+    ("Dana Blankstein-Cohen was born on March 3, 1981.", True),
+    ("The birth date of Dana Blankstein-Cohen is March 3, 1981.", True),   # birth / born
+    ("Dana Blankstein-Cohen died on March 3, 1981.", False),
+])
+def test_a_date_keeps_the_verb_the_quote_gives_it(claim, held):
+    assert _holds(claim, [CONTEXT["Dana Blankstein"]], "When was Dana Blankstein-Cohen born?") \
+        is held
+
+
+@pytest.mark.parametrize("claim, held", [
+    ("The child of the director of Devotion is Lilla Brignone.", True),
+    ("Lilla Brignone is the child of Guido Brignone, who directed Devotion.", True),
+    # the bridge (Guido Brignone) neither named nor reached by its relation (director)
+    ("Devotion's child is Lilla Brignone.", False),
+])
+def test_a_claim_across_two_facts_must_say_the_relation_to_the_bridge_or_name_it(claim, held):
+    assert _holds(claim, [FACTS]) is held
+
+
+def test_a_name_repeated_from_the_questions_aside_does_not_give_the_bridge():
+    question = "Where was the director of film Devotion (Guido Brignone Film) born?"
+    facts = FACTS.replace("child — Lilla Brignone", "place of birth — Milan")
+    assert _holds("Devotion (Guido Brignone Film) was born in Milan.", [facts], question) is False
+    assert _holds("The director of Devotion (Guido Brignone Film) was born in Milan.", [facts],
+                  question) is True
+
+
+def test_the_relation_check_removes_what_the_word_check_keeps():
+    quotes = [FILM, CONTEXT["Guido Brignone"]]
+    reply = "Devotion was directed by Marcella Albani [1]."
+    kept = ground(QUESTION, reply, quotes, "claim", 80)
+    assert kept.mark == "supported" and kept.claims[0].support == [1]
+    checked = ground(QUESTION, reply, quotes, "relation", 80)
+    assert (checked.mark, checked.text, checked.claims[0].verdict) == (
+        "not found", NOT_FOUND, "unsupported")
+    right = ground(QUESTION, "Devotion was directed by Guido Brignone [1]. He was the father of "
+                   "Lilla Brignone [2].", quotes, "relation", 80)
+    assert right.mark == "supported" and [c.support for c in right.claims] == [[1], [2]]
