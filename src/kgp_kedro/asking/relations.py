@@ -115,7 +115,7 @@ def _runs(claim: str, new: set[str]) -> list[list[str]]:
     runs of such words, a comma inside a run kept (``January 13, 1956``)."""
     runs: list[list[str]] = []
     joined = False
-    for key, _tag, pos, _rel in _tagged(claim):
+    for key, _tag, _pos, _rel in _tagged(claim):
         if key in new:
             if joined and runs:
                 runs[-1].append(key)
