@@ -34,7 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import combinations
 
-from kgp_kedro.asking.relations import who_did_what
+from kgp_kedro.asking.relations import sentences, who_did_what
 from kgp_kedro.asking.words import WORD as _WORD
 from kgp_kedro.asking.words import key as _key
 from kgp_kedro.asking.words import keys as _keys
@@ -136,7 +136,7 @@ def claims(answer: str) -> list[tuple[str, list[int]]]:
 
 def _snippet(passage: str, needed: set[str], chars: int) -> str:
     """The sentence (or line) of ``passage`` holding most of ``needed``, cut to ``chars``."""
-    pieces = [p for p in re.split(r"(?<=[.!?])\s+|\n", passage) if p.strip()]
+    pieces = sentences(passage)
     best = max(pieces, key=lambda p: len(needed & _keys(p)), default=passage)
     return " ".join(best.split())[:chars]
 

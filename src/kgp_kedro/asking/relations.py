@@ -64,6 +64,12 @@ def relation_key(lemma: str) -> str:
     return lemma[:5] if lemma.isalpha() and len(lemma) >= 5 else lemma
 
 
+def sentences(text: str) -> list[str]:
+    """``text``'s sentences and lines (a break after ``.``, ``!`` or ``?``, or a new line),
+    empty ones left out: the pieces a quote's snippet and its prose statements are."""
+    return [s for s in _SENTENCE.split(text) if s.strip()]
+
+
 def statements(quote: str) -> list[str | tuple[str, str, str]]:
     """The quote's statements: each fact of a table quoted as facts (``(subject, relation,
     object)``, a chained line cut into its facts, the caption line left out), each sentence
@@ -74,7 +80,7 @@ def statements(quote: str) -> list[str | tuple[str, str, str]]:
         if len(cells) >= 3 and len(cells) % 2 == 1 and not line.rstrip().endswith("as facts:"):
             out += [(cells[i], cells[i + 1], cells[i + 2]) for i in range(0, len(cells) - 2, 2)]
         elif len(cells) < 3:
-            out += [s for s in _SENTENCE.split(line) if s.strip()]
+            out += sentences(line)
     return out
 
 
@@ -133,12 +139,12 @@ def _holds(group: tuple, claim: str, said: set[str], runs: list[list[str]],
     ``said`` the claim's relation keys, ``runs`` its phrases, ``skip`` its names and numbers,
     ``given`` the words it gives itself, ``asked`` the question's (passed over before a
     phrase of the claim: a title's verb, ``They Came To Cordura``, is no relation it says)."""
+    says = [_relation_before(claim, phrase, skip | asked) for phrase in runs]
     for statement in group:
-        for phrase in runs:
+        for phrase, said_before in zip(runs, says):
             before = _relation_before(statement, phrase, skip)
             if isinstance(statement, tuple):
-                says = _relation_before(claim, phrase, skip | asked)
-                if before and says and not says & before:
+                if before and said_before and not said_before & before:
                     return False
             elif before and not before & said:
                 return False
@@ -176,11 +182,11 @@ def who_did_what(claim: str, question: str, quotes: list[str], needed: set[str],
     """Whether ``quotes`` (the ones holding the claim's words) hold ``claim`` by who did what
     (module docstring): ``needed`` the claim's terms (word keys), ``aside`` those of the
     question's parenthesized parts."""
-    all_statements = [s for q in quotes for s in statements(q)]
-    holding = [(s,) for s in all_statements if needed <= _keys(_text(s))]
+    keyed = [(s, _keys(_text(s))) for q in quotes for s in statements(q)]
+    holding = [(s,) for s, words in keyed if needed <= words]
     if not holding:
-        holding = [pair for pair in combinations(all_statements, 2)
-                   if needed <= _keys(_text(pair[0])) | _keys(_text(pair[1]))]
+        holding = [(s, t) for (s, s_words), (t, t_words) in combinations(keyed, 2)
+                   if needed <= s_words | t_words]
     if not holding:
         return True
     tagged = _tagged(claim)
