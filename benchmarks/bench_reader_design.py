@@ -128,6 +128,11 @@ CONFIGS = {
     # chosen reading otherwise
     "1.5b_documents_4_chain": ReaderConfig(model=Q15, context_form="documents",
                                            demonstrations=3, max_documents=4, hops="chain"),
+    # issue 48: the same, and a choice question's two facts asked one option at a time, their
+    # dates deciding where the question asks which came earlier or later (read.choice: dates)
+    "1.5b_documents_4_chain_dates": ReaderConfig(model=Q15, context_form="documents",
+                                                 demonstrations=3, max_documents=4,
+                                                 hops="chain", choice="dates"),
 }
 
 

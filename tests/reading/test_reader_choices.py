@@ -1,12 +1,13 @@
-"""``read.choice: facts`` on real bundled passages (through a local OpenAI-compatible test
-server): a choice question is read one option at a time, each option's fact asked of the same
-contexts, then the question asked of the two facts alone; any other question in one call."""
+"""``read.choice: facts`` and ``dates`` on real bundled passages (through a local
+OpenAI-compatible test server): a choice question is read one option at a time, each option's
+fact asked of the same contexts, then the question asked of the two facts alone (``facts``) or
+decided by the facts' dates (``dates``); any other question in one call."""
 from __future__ import annotations
 
 import pytest
 
 from kgp_kedro.reading import read_answers
-from kgp_kedro.reading.choices import choice_options
+from kgp_kedro.reading.choices import choice_options, dated_choice, first_date
 from tests.llm.fake_openai_server import FakeOpenAIServer
 from tests.reading.test_reader_contexts import _client, _two_documents
 
@@ -21,6 +22,45 @@ from tests.reading.test_reader_contexts import _client, _two_documents
 ])
 def test_a_choice_question_names_its_two_options_in_its_last_clause(question, options):
     assert choice_options(question) == options
+
+
+@pytest.mark.parametrize("text, date", [
+    ("The Base (film) was directed by Mark L. Lester, born November 26, 1946.", (1946, 11, 26)),
+    ("31 August 1987", (1987, 8, 31)),
+    ("The Mayor of 44th Street was released in 1942, while Crime After Crime was released in "
+     "2011.", (1942, 0, 0)),
+    ("Sid Haig", None),
+    ("Vic Darchinyan is 44 years old.", None),
+])
+def test_the_first_date_a_fact_states(text, date):
+    assert first_date(text) == date
+
+
+@pytest.mark.parametrize("question, facts, chosen", [
+    # the train files' own choice questions, with facts the 1.5B reader wrote for them
+    ("Who was born earlier, Kristine Saastad or Zhang Yangming?",
+     [("Kristine Saastad", "31 August 1987"), ("Zhang Yangming", "31 August 1994")],
+     "Kristine Saastad"),
+    ("Who died first, Mary Elizabeth Rollins Lightner or Linda Hayes?",
+     [("Mary Elizabeth Rollins Lightner", "December 17, 1913"), ("Linda Hayes", "May 26, 1998")],
+     "Mary Elizabeth Rollins Lightner"),
+    ("Which film was released more recently, True Bromance or V Trestném Území?",
+     [("True Bromance", "True Bromance: 2012"),
+      ("V Trestném Území", "V Trestném Území is a 1950 Czechoslovak film.")], "True Bromance"),
+    ("Who is younger, A or B?", [("A", "born 3 May 1950"), ("B", "born 1 May 1950")], "A"),
+    # the same year, one given alone: the dates do not tell
+    ("Who is younger, A or B?", [("A", "born 3 May 1950"), ("B", "born in 1950")], None),
+    ("Which film came out first, Ne Jouez Pas Avec Les Martiens or A Hijacking?",
+     [("Ne Jouez Pas Avec Les Martiens", "(1967)"), ("A Hijacking", "came out in 1967.")], None),
+    # a fact without a date, a question asking neither end or both
+    ("Who is older, Sid Haig or Vic Darchinyan?",
+     [("Sid Haig", "Sid Haig"), ("Vic Darchinyan", "Vic Darchinyan is 44 years old.")], None),
+    ("Which singer is American, Mark King or Nick Hexum?",
+     [("Mark King", "born 1958"), ("Nick Hexum", "born 1970")], None),
+    ("Which came first and which came later, A or B?", [("A", "1901"), ("B", "1899")], None),
+])
+def test_the_facts_dates_decide_which_came_earlier_or_later(question, facts, chosen):
+    assert dated_choice(question, facts) == chosen
 
 
 def _choice(questions, own, a0, b0):
@@ -57,6 +97,36 @@ def test_a_choice_question_is_read_one_option_at_a_time(hotpot_passages):
     assert answer["answer"] == b and answer["llm_calls"] == 3
     assert answer["prompt_tokens"] == sum(len(p.split()) for p in (fact_a, fact_b, final))
     assert list(answer["context_ids"]) == [b0, b1, a0, a1]
+
+
+def test_the_dates_decide_a_choice_with_no_answering_call(hotpot_passages):
+    questions, passages = hotpot_passages
+    qa, retrieved, own, (a0, a1, b0, b1) = _two_documents(questions, passages)
+    qa, a, b = _choice(qa, own, a0, b0)
+    with FakeOpenAIServer(reply=_fake_reader(a, b)) as server:
+        answer = read_answers(qa, retrieved, passages, _client(server), "dpr", "numbered", 16,
+                              None, context_form="documents", choice="dates").iloc[0]
+        asked = [r["messages"][-1]["content"] for r in server.requests]
+    # two fact calls, then the earlier date (1899, the second option's) decides
+    assert len(asked) == 2 and all("FACTS:" not in p for p in asked)
+    assert answer["answer"] == b and answer["raw_response"] == b
+    assert answer["llm_calls"] == 2
+    assert answer["prompt_tokens"] == sum(len(p.split()) for p in asked)
+
+
+def test_a_choice_the_dates_do_not_tell_is_read_whole(hotpot_passages):
+    questions, passages = hotpot_passages
+    qa, retrieved, own, (a0, a1, b0, b1) = _two_documents(questions, passages)
+    qa, a, b = _choice(qa, own, a0, b0)
+    qa = qa.assign(question=f"Which has more members, {a} or {b}?")
+    with FakeOpenAIServer(reply=_fake_reader(a, b)) as server:
+        answer = read_answers(qa, retrieved, passages, _client(server), "dpr", "numbered", 16,
+                              None, context_form="documents", choice="dates").iloc[0]
+        last = server.requests[-1]["messages"][-1]["content"]
+    # the question asks which has more, not which came earlier or later: after the two fact
+    # calls the question itself is asked
+    assert len(server.requests) == 3 and "FACTS:" not in last
+    assert answer["answer"] == "read whole" and answer["llm_calls"] == 3
 
 
 def test_other_questions_and_the_whole_reading_take_one_call(hotpot_passages):

@@ -204,8 +204,10 @@ class ReadParams(Params):
     max_documents: PosInt | None = None
     # a choice question ("..., X or Y?"): facts (each option's fact asked from the prompt's
     # contexts, one call an option, then the question asked of the two facts alone; issue
-    # 48's position bias), whole (one call, the paper's); kgp_kedro.reading.choices
-    choice: Literal["whole", "facts"] = "whole"
+    # 48's position bias), dates (the same fact calls; where the question asks which came
+    # earlier or later and both facts state a date, the dates decide; else read whole), whole
+    # (one call, the paper's); kgp_kedro.reading.choices
+    choice: Literal["whole", "facts", "dates"] = "whole"
     # a question of several hops: chain (one short call breaks it into sub-questions, MuSiQue's
     # "#1" form, shown hop_examples of the train files' decompositions; each is then asked of
     # the prompt's contexts, its answer put in the next; issue 48), whole (one call, the

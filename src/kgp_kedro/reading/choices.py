@@ -14,9 +14,20 @@ from kgp_kedro.llm import LLMClient
 from kgp_kedro.prompts.choices import fact_question
 from kgp_kedro.prompts.kgp import qa_prompt
 
-CHOICES = ("whole", "facts")
+CHOICES = ("whole", "facts", "dates")
 # the last clause of a choice question: ", X or Y?"
 OPTIONS = re.compile(r",\s*(?P<first>[^,?]+?)\s+or\s+(?P<second>[^,?]+?)\?\s*$")
+# which end of time a choice question asks for ("Who was born first", "released more recently")
+EARLIER = re.compile(r"\b(?:first|earlier|earliest|older|oldest|before|sooner)\b", re.I)
+LATER = re.compile(r"\b(?:later|latest|last|younger|youngest|recently|recent|newer|after)\b",
+                   re.I)
+MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
+          "september", "october", "november", "december")
+_MONTH = "|".join(MONTHS)
+# "26 November 1946", "November 26, 1946" or a year alone
+DATE = re.compile(rf"\b(?:(?P<day>\d{{1,2}})\s+(?P<month>{_MONTH}),?\s+(?P<year>\d{{3,4}})"
+                  rf"|(?P<month2>{_MONTH})\s+(?P<day2>\d{{1,2}}),?\s+(?P<year2>\d{{3,4}})"
+                  rf"|(?P<year3>\d{{4}}))\b", re.I)
 
 
 def choice_options(question: str) -> tuple[str, str] | None:
@@ -24,6 +35,37 @@ def choice_options(question: str) -> tuple[str, str] | None:
     None for any other question."""
     match = OPTIONS.search(question)
     return (match["first"], match["second"]) if match else None
+
+
+def first_date(text: str) -> tuple[int, int, int] | None:
+    """The first date ``text`` states as ``(year, month, day)``, month and day 0 for a year
+    alone; None when it states none."""
+    match = DATE.search(text)
+    if match is None:
+        return None
+    if match["year3"]:
+        return int(match["year3"]), 0, 0
+    day, month, year = ((match["day"], match["month"], match["year"]) if match["year"]
+                        else (match["day2"], match["month2"], match["year2"]))
+    return int(year), MONTHS.index(month.lower()) + 1, int(day)
+
+
+def dated_choice(question: str, facts: list[tuple[str, str]]) -> str | None:
+    """``read.choice: dates``: the option whose fact's first date is the earlier one when the
+    question asks for the earlier end ("first", "older", "before"), the later one when it asks
+    for the later end ("later", "younger", "more recently"); None (read whole) when the question
+    asks for neither or both, a fact states no date, or the two dates do not tell (the same
+    year where either gives the year alone)."""
+    earlier, later = EARLIER.search(question), LATER.search(question)
+    if bool(earlier) == bool(later) or len(facts) != 2:
+        return None
+    (a, fact_a), (b, fact_b) = facts
+    date_a, date_b = first_date(fact_a), first_date(fact_b)
+    if date_a is None or date_b is None or date_a == date_b:
+        return None
+    if date_a[0] == date_b[0] and 0 in (date_a[1], date_b[1]):
+        return None
+    return (a if date_a < date_b else b) if earlier else (a if date_a > date_b else b)
 
 
 def read_by_facts(client: LLMClient, system: list[dict[str, str]], questions: list[str],

@@ -10,7 +10,7 @@ from kgp_kedro.llm import LLMClient
 from kgp_kedro.prompts.choices import facts_prompt
 from kgp_kedro.prompts.kgp import ANSWER_INSTRUCTION, STEPS_INSTRUCTION, qa_prompt
 from kgp_kedro.reading.answers import final_answer
-from kgp_kedro.reading.choices import CHOICES, read_by_facts
+from kgp_kedro.reading.choices import CHOICES, dated_choice, read_by_facts
 from kgp_kedro.reading.hops import HOPS, read_by_hops
 from kgp_kedro.reading.contexts import fit_contexts, within_documents, within_passages
 from kgp_kedro.reading.selection import SELECTIONS, select_contexts
@@ -138,7 +138,9 @@ def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.
     ranked, and ``max_passages`` fills from them (:func:`within_documents`; the contexts of
     other documents are not offered, as those beyond ``max_passages``), all when null;
     ``choice``: ``facts`` reads a choice question one option at a time
-    (:func:`~kgp_kedro.reading.choices.read_by_facts`), ``whole`` in one call; ``hops``:
+    (:func:`~kgp_kedro.reading.choices.read_by_facts`), ``dates`` the same facts with their
+    dates deciding where they tell (:func:`~kgp_kedro.reading.choices.dated_choice`; else the
+    question read whole), ``whole`` in one call; ``hops``:
     ``chain`` reads any other question one sub-question at a time
     (:func:`~kgp_kedro.reading.hops.read_by_hops`, the decomposition call shown
     ``decompositions``), ``whole`` in one call."""
@@ -197,13 +199,17 @@ def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.
 
     prompts = [asking(i, m["question"]) for i, m in enumerate(meta)]
     before = [[] if s is None else [s] for _, s in chosen]
-    if choice == "facts":
+    decided: dict[int, str] = {}      # read.choice dates: the option the facts' dates name
+    if choice != "whole":
         for i, facts in read_by_facts(client, system, [m["question"] for m in meta], shown,
                                       style, method).items():
-            prompts[i] = [*system, {"role": "user", "content": facts_prompt(
-                meta[i]["question"],
-                [(option, final_answer(reply.text, "", "line")) for option, reply in facts])}]
+            lines = [(option, final_answer(reply.text, "", "line")) for option, reply in facts]
             before[i] += [reply for _, reply in facts]
+            if choice == "facts":
+                prompts[i] = [*system, {"role": "user", "content": facts_prompt(
+                    meta[i]["question"], lines)}]
+            elif (option := dated_choice(meta[i]["question"], lines)) is not None:
+                decided[i] = option
     if hops == "chain":
         # a choice question is never broken into hops (read_by_facts' or read whole)
         for i, (calls, last) in read_by_hops(client, [m["question"] for m in meta], asking,
@@ -211,12 +217,17 @@ def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.
             if last is not None:
                 prompts[i] = asking(i, last)
             before[i] += calls
-    completions = client.complete_many(prompts, desc=f"read {method}")
+    asked = [i for i in range(len(meta)) if i not in decided]
+    completions = dict(zip(asked, client.complete_many([prompts[i] for i in asked],
+                                                       desc=f"read {method}")))
     rows = []
-    for m, c, earlier in zip(meta, completions, before):
-        calls = [*earlier, c]
-        rows.append({**m, "answer": final_answer(c.text, m["question"], answer_form),
-                     "raw_response": c.text,
+    for i, (m, earlier) in enumerate(zip(meta, before)):
+        c = completions.get(i)
+        calls = [*earlier, c] if c is not None else earlier
+        # a choice the dates decided: the option is its reply and its answer
+        reply = c.text if c is not None else decided[i]
+        answer = final_answer(reply, m["question"], answer_form) if c is not None else reply
+        rows.append({**m, "answer": answer, "raw_response": reply,
                      "prompt_tokens": sum(x.prompt_tokens for x in calls),
                      "completion_tokens": sum(x.completion_tokens for x in calls),
                      "latency_ms": sum(x.latency_ms for x in calls),
