@@ -120,6 +120,16 @@ def test_claims_split_at_sentences_not_at_initials_and_keep_a_trailing_citation(
         ("He was born.", [2]), ("B. Reeves Eason directed it.", [1, 3])]
 
 
+def test_a_sentence_end_inside_a_title_the_question_names_does_not_cut():
+    # the 2Wiki train question of the third analyst folder, the reply its run kept in two
+    question = "What is the date of death of the composer of film Rossini! Rossini!?"
+    reply = "Rossini! Rossini! died in Paris in 1868 [2]. He was a composer [1]."
+    assert claims(reply, question) == [("Rossini! Rossini! died in Paris in 1868.", [2]),
+                                       ("He was a composer.", [1])]
+    assert [text for text, _ in claims(reply)] == [
+        "Rossini!", "Rossini! died in Paris in 1868.", "He was a composer."]
+
+
 def test_the_benchmark_folder_holds_each_kind_by_its_rules(tmp_path):
     questions = make_folder(tmp_path / "bench", RECORDS, 2)
     assert [q["kind"] for q in questions] == ["text", "table", "none"] * 2

@@ -95,3 +95,16 @@ def test_the_relation_check_removes_what_the_word_check_keeps():
     right = ground(QUESTION, "Devotion was directed by Guido Brignone [1]. He was the father of "
                    "Lilla Brignone [2].", quotes, "relation", 80)
     assert right.mark == "supported" and [c.support for c in right.claims] == [[1], [2]]
+
+
+@pytest.mark.parametrize("claim, held", [
+    ("Lilla Brignone is the child of Guido Brignone.", True),
+    ("Guido Brignone is the father of Lilla Brignone.", True),       # the converse says it
+    # a child row read as another kin: the fact names both, its relation is not said
+    ("Guido Brignone is the uncle of Lilla Brignone.", False),
+    ("Lilla Brignone's paternal grandfather is Guido Brignone.", False),
+])
+def test_a_fact_naming_both_ends_of_the_claim_must_have_its_relation_said(claim, held):
+    facts = FACTS.splitlines()[2]       # the one fact "Guido Brignone — child — Lilla Brignone"
+    assert _holds(claim, [facts]) is held
+    assert _holds(claim, [CONTEXT["Guido Brignone"]]) is True   # prose: the rule reads facts

@@ -116,12 +116,26 @@ class Grounded:
     closest: list[int]
 
 
-def claims(answer: str) -> list[tuple[str, list[int]]]:
+def _split(answer: str, question: str) -> list[str]:
+    """``answer`` cut at its sentence ends (:data:`_SENTENCE`), except where the words either
+    side of one stand so in ``question`` (a title's "Rossini! Rossini!")."""
+    pieces: list[str] = []
+    for piece in _SENTENCE.split(answer.strip()):
+        if pieces and pieces[-1].split() and piece.split() and (
+                f"{pieces[-1].split()[-1]} {piece.split()[0]}" in question):
+            pieces[-1] = f"{pieces[-1]} {piece}"
+        else:
+            pieces.append(piece)
+    return pieces
+
+
+def claims(answer: str, question: str = "") -> list[tuple[str, list[int]]]:
     """The answer's sentences with the numbers each cites (a citation right after a
     sentence's full stop belongs to that sentence, and so do the citations of a sentence
-    pointing at the quotes after it, :data:`POINTER`)."""
+    pointing at the quotes after it, :data:`POINTER`); a sentence end inside a phrase of
+    ``question`` does not cut."""
     out: list[tuple[str, list[int]]] = []
-    for piece in _SENTENCE.split(answer.strip()):
+    for piece in _split(answer, question):
         lead = _CITED.match(piece)
         if lead and out:
             out[-1] = (out[-1][0], out[-1][1] + parse_citations(lead.group(0)))
@@ -191,12 +205,12 @@ def ground(question: str, answer: str, quotes: list[str], check: str,
         raise ValueError(f"grounding check {check!r}: expected one of {', '.join(CHECKS)}")
     closest = list(range(1, min(CLOSEST, len(quotes)) + 1))
     if REFUSAL.search(answer) or not answer.strip():
-        return Grounded(NOT_FOUND, "not found", [Claim(t, c) for t, c in claims(answer)],
+        return Grounded(NOT_FOUND, "not found", [Claim(t, c) for t, c in claims(answer, question)],
                         closest)
     words, names = [_keys(q) for q in quotes], [_names(q) for q in quotes]
     asked_aside = aside(question)
     found: list[Claim] = []
-    for text, cited in claims(answer):
+    for text, cited in claims(answer, question):
         claim = Claim(text, cited)
         needed, new = terms(text, question, check), terms(text, question, "answer")
         cited_here = [n for n in cited if 1 <= n <= len(quotes)]

