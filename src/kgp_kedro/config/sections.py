@@ -265,8 +265,9 @@ class AskParams(Params):
     # each claim of an answer checked against the quotes (kgp_kedro.asking.grounding): claim
     # (all its names and numbers found in the quotes it cites or others), relation (those, and
     # who did what: kgp_kedro.asking.relations), answer (only the names and numbers the
-    # question lacks), none (the reply as it is)
-    grounding: Literal["claim", "relation", "answer", "none"] = "claim"
+    # question lacks), none (the reply as it is); relation chosen on a fourth analyst folder
+    # (docs/ask.md)
+    grounding: Literal["claim", "relation", "answer", "none"] = "relation"
     # a table passage quoted as facts (a "subject — relation — object" line a row, the
     # chained rows joined: kgp_kedro.asking.tables) or as the markdown table it was read as
     tables: Literal["facts", "markdown"] = "facts"
