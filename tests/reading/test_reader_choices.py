@@ -80,14 +80,25 @@ def _fake_reader(a: str, b: str):
     return reply
 
 
-def test_a_choice_question_is_read_one_option_at_a_time(hotpot_passages):
+def _read_choice(hotpot_passages, choice: str, asked: str | None = None):
+    """The first question asked as a choice between its two supporting documents (or as
+    ``asked``, its ``{a}`` and ``{b}`` the two titles), read with ``choice`` by the fake
+    reader: its answer row, the prompts the reader was sent, the documents and the options."""
     questions, passages = hotpot_passages
-    qa, retrieved, own, (a0, a1, b0, b1) = _two_documents(questions, passages)
-    qa, a, b = _choice(qa, own, a0, b0)
+    qa, retrieved, own, ids = _two_documents(questions, passages)
+    qa, a, b = _choice(qa, own, ids[0], ids[2])
+    if asked:
+        qa = qa.assign(question=asked.format(a=a, b=b))
     with FakeOpenAIServer(reply=_fake_reader(a, b)) as server:
         answer = read_answers(qa, retrieved, passages, _client(server), "dpr", "numbered", 16,
-                              None, context_form="documents", choice="facts").iloc[0]
-        fact_a, fact_b, final = (r["messages"][-1]["content"] for r in server.requests)
+                              None, context_form="documents", choice=choice).iloc[0]
+        prompts = [r["messages"][-1]["content"] for r in server.requests]
+    return answer, prompts, own, ids, a, b
+
+
+def test_a_choice_question_is_read_one_option_at_a_time(hotpot_passages):
+    answer, (fact_a, fact_b, final), own, (a0, a1, b0, b1), a, b = _read_choice(
+        hotpot_passages, "facts")
     # each fact call reads the question's documents; the answering call the facts alone, the
     # fact's first line only
     for fact in (fact_a, fact_b):
@@ -100,13 +111,7 @@ def test_a_choice_question_is_read_one_option_at_a_time(hotpot_passages):
 
 
 def test_the_dates_decide_a_choice_with_no_answering_call(hotpot_passages):
-    questions, passages = hotpot_passages
-    qa, retrieved, own, (a0, a1, b0, b1) = _two_documents(questions, passages)
-    qa, a, b = _choice(qa, own, a0, b0)
-    with FakeOpenAIServer(reply=_fake_reader(a, b)) as server:
-        answer = read_answers(qa, retrieved, passages, _client(server), "dpr", "numbered", 16,
-                              None, context_form="documents", choice="dates").iloc[0]
-        asked = [r["messages"][-1]["content"] for r in server.requests]
+    answer, asked, _, _, _, b = _read_choice(hotpot_passages, "dates")
     # two fact calls, then the earlier date (1899, the second option's) decides
     assert len(asked) == 2 and all("FACTS:" not in p for p in asked)
     assert answer["answer"] == b and answer["raw_response"] == b
@@ -115,17 +120,11 @@ def test_the_dates_decide_a_choice_with_no_answering_call(hotpot_passages):
 
 
 def test_a_choice_the_dates_do_not_tell_is_read_whole(hotpot_passages):
-    questions, passages = hotpot_passages
-    qa, retrieved, own, (a0, a1, b0, b1) = _two_documents(questions, passages)
-    qa, a, b = _choice(qa, own, a0, b0)
-    qa = qa.assign(question=f"Which has more members, {a} or {b}?")
-    with FakeOpenAIServer(reply=_fake_reader(a, b)) as server:
-        answer = read_answers(qa, retrieved, passages, _client(server), "dpr", "numbered", 16,
-                              None, context_form="documents", choice="dates").iloc[0]
-        last = server.requests[-1]["messages"][-1]["content"]
+    answer, asked, _, _, _, _ = _read_choice(hotpot_passages, "dates",
+                                             "Which has more members, {a} or {b}?")
     # the question asks which has more, not which came earlier or later: after the two fact
     # calls the question itself is asked
-    assert len(server.requests) == 3 and "FACTS:" not in last
+    assert len(asked) == 3 and "FACTS:" not in asked[-1]
     assert answer["answer"] == "read whole" and answer["llm_calls"] == 3
 
 
