@@ -1,7 +1,7 @@
 """Who did what (issue 49's ``relation`` check): claims whose words a quote holds but whose
 fact it puts on the wrong person, on the paragraphs and evidence table of a real 2Wiki train
 record ("Who is the child of the director of film Devotion (1929 Film)?"); the replies are
-hand-written, the verdicts worked out by hand from the module's two rules."""
+hand-written, the verdicts worked out by hand from the module's three rules."""
 from __future__ import annotations
 
 import json

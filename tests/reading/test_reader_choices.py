@@ -58,6 +58,12 @@ def test_the_first_date_a_fact_states(text, date):
     ("Which singer is American, Mark King or Nick Hexum?",
      [("Mark King", "born 1958"), ("Nick Hexum", "born 1970")], None),
     ("Which came first and which came later, A or B?", [("A", "1901"), ("B", "1899")], None),
+    # the options' own words ask for no end of time
+    ("Which band has more members, The Last Shadow Puppets or Oasis?",
+     [("The Last Shadow Puppets", "formed in 2007"), ("Oasis", "formed in 1991")], None),
+    ("Which was released more recently, The First Wives Club or Heat?",
+     [("The First Wives Club", "released in 1996"), ("Heat", "released in 1995")],
+     "The First Wives Club"),
 ])
 def test_the_facts_dates_decide_which_came_earlier_or_later(question, facts, chosen):
     assert dated_choice(question, facts) == chosen

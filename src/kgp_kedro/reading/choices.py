@@ -53,10 +53,13 @@ def first_date(text: str) -> tuple[int, int, int] | None:
 def dated_choice(question: str, facts: list[tuple[str, str]]) -> str | None:
     """``read.choice: dates``: the option whose fact's first date is the earlier one when the
     question asks for the earlier end ("first", "older", "before"), the later one when it asks
-    for the later end ("later", "younger", "more recently"); None (read whole) when the question
-    asks for neither or both, a fact states no date, or the two dates do not tell (the same
-    year where either gives the year alone)."""
-    earlier, later = EARLIER.search(question), LATER.search(question)
+    for the later end ("later", "younger", "more recently"), the words read before its options
+    ("The Last Shadow Puppets" asks for no end); None (read whole) when the question asks for
+    neither or both, a fact states no date, or the two dates do not tell (the same year where
+    either gives the year alone)."""
+    options = OPTIONS.search(question)
+    stem = question[:options.start()] if options else question
+    earlier, later = EARLIER.search(stem), LATER.search(stem)
     if bool(earlier) == bool(later) or len(facts) != 2:
         return None
     (a, fact_a), (b, fact_b) = facts
