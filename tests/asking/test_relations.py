@@ -108,3 +108,11 @@ def test_a_fact_naming_both_ends_of_the_claim_must_have_its_relation_said(claim,
     facts = FACTS.splitlines()[2]       # the one fact "Guido Brignone — child — Lilla Brignone"
     assert _holds(claim, [facts]) is held
     assert _holds(claim, [CONTEXT["Guido Brignone"]]) is True   # prose: the rule reads facts
+
+
+def test_the_converse_is_of_a_one_word_kinship_relation_its_plural_lemmatised():
+    in_law = FACTS.splitlines()[2].replace("— child —", "— father-in-law —")
+    assert _holds("Guido Brignone's father-in-law is Lilla Brignone.", [in_law]) is True
+    assert _holds("Lilla Brignone is the son of Guido Brignone.", [in_law]) is False
+    sons = FACTS.splitlines()[2].replace("— child —", "— sons —")
+    assert _holds("Guido Brignone's son is Lilla Brignone.", [sons]) is True

@@ -147,8 +147,10 @@ def _says_the_fact(statement: tuple[str, str, str], words: set[str], said: set[s
     subject, _, obj = (_keys(part) for part in statement)
     if not subject or not obj or not (subject | obj) <= words:
         return True
-    rels = {relation_key(w) for w in _WORD.findall(statement[1])}
-    return bool((rels | set().union(*(CONVERSE.get(r, set()) for r in rels))) & said)
+    rels = {t[3] for t in _tagged(statement[1]) if t[2] != "PUNCT"}     # lemmas: sons → son
+    # the converse only of a one-word kinship relation (a father-in-law is no father)
+    converse = CONVERSE.get(next(iter(rels)), set()) if len(rels) == 1 else set()
+    return bool((rels | converse) & said)
 
 
 def _holds(group: tuple, claim: str, said: set[str], runs: list[list[str]],
