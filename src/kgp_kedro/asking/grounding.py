@@ -121,8 +121,8 @@ def _split(answer: str, question: str) -> list[str]:
     side of one stand so in ``question`` (a title's "Rossini! Rossini!")."""
     pieces: list[str] = []
     for piece in _SENTENCE.split(answer.strip()):
-        if pieces and pieces[-1].split() and piece.split() and (
-                f"{pieces[-1].split()[-1]} {piece.split()[0]}" in question):
+        before, after = (pieces[-1].split() if pieces else []), piece.split()
+        if before and after and f"{before[-1]} {after[0]}" in question:
             pieces[-1] = f"{pieces[-1]} {piece}"
         else:
             pieces.append(piece)

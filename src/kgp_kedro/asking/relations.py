@@ -153,14 +153,12 @@ def _says_the_fact(statement: tuple[str, str, str], words: set[str], said: set[s
     return bool((rels | converse) & said)
 
 
-def _holds(group: tuple, claim: str, said: set[str], runs: list[list[str]],
-           skip: set[str], given: set[str], asked: set[str]) -> bool:
+def _holds(group: tuple, said: set[str], runs: list[list[str]], says: list[set[str]],
+           skip: set[str], given: set[str], words: set[str]) -> bool:
     """Whether the statements ``group`` hold the claim by the three rules (module docstring):
-    ``said`` the claim's relation keys, ``runs`` its phrases, ``skip`` its names and numbers,
-    ``given`` the words it gives itself, ``asked`` the question's (passed over before a
-    phrase of the claim: a title's verb, ``They Came To Cordura``, is no relation it says)."""
-    says = [_relation_before(claim, phrase, skip | asked) for phrase in runs]
-    words = {t[0] for t in _tagged(claim)}
+    ``said`` the claim's relation keys, ``runs`` its phrases and ``says`` the relation it puts
+    before each, ``skip`` its names and numbers, ``given`` the words it gives itself,
+    ``words`` all its word keys."""
     for statement in group:
         if isinstance(statement, tuple) and not _says_the_fact(statement, words, said):
             return False
@@ -218,4 +216,8 @@ def who_did_what(claim: str, question: str, quotes: list[str], needed: set[str],
     given = {t[0] for t in tagged} - aside
     asked = _keys(question)
     runs = _runs(claim, named - asked)
-    return any(_holds(group, claim, said, runs, named, given, asked) for group in holding)
+    # the question's words are passed over before a phrase of the claim: a title's verb (They
+    # Came To Cordura) is no relation the claim says
+    says = [_relation_before(claim, phrase, named | asked) for phrase in runs]
+    words = {t[0] for t in tagged}
+    return any(_holds(group, said, runs, says, named, given, words) for group in holding)
