@@ -11,8 +11,8 @@ import pytest
 
 from kgp_kedro.prompts.hops import DECOMPOSE_INSTRUCTION
 from kgp_kedro.reading import read_answers
-from kgp_kedro.reading.hops import (decomposition_examples, natural_hop, parse_chain,
-                                    train_decompositions, with_answers)
+from kgp_kedro.reading.hops import (answer_kind, decomposition_examples, natural_hop,
+                                    parse_chain, train_decompositions, with_answers)
 from kgp_kedro.reading.demonstrations import train_questions
 from tests.llm.fake_openai_server import FakeOpenAIServer
 from tests.reading.test_demonstrations import TRAIN
@@ -147,10 +147,60 @@ def test_a_sub_question_without_an_answer_leaves_the_question_read_whole(hotpot_
     assert answer["answer"] == f"echo: {qa.iloc[0]['question']}"
 
 
+@pytest.mark.parametrize("question, kind", [
+    # the bundled train files' questions and the 1.5B reader's last sub-questions for them
+    ("What is the date of birth of the director of film The Charm Of La Boheme?", "date"),
+    ("When was Géza von Bolváry born?", "date"),
+    ("The Women's National Basketball League includes the Adelaide team that was formed in "
+     "what year?", "date"),
+    ("What is the place of birth of the director of film They Came To Cordura?", "place"),
+    ("Where is Robert Rossen born?", "place"),
+    ("Who wrote the book named after the artist known as the most remarkable creation of MTV?",
+     "person"),
+    ("What book is named after Madonna?", "other"),
+    # the first question word decides, not one of a relative clause after it
+    ("What is the native language of the person who broke the salt law in Belgium in 1930?",
+     "other"),
+    ("The manuscript for Flute Sonata in C major, BWV 1033 is in the hand of a German musician "
+     "whose godfather is whom?", "person"),
+    ("Which of the two tornado outbreaks killed the most people?", "other"),
+    ("How many people died in 2012 Leap Day tornado outbreak?", "number"),
+    ("How did #1 die?", "other"),
+    ("Name the founder of #1.", "other"),
+])
+def test_the_kind_of_answer_a_question_asks_for(question, kind):
+    assert answer_kind(question) == kind
+
+
+@pytest.mark.parametrize("question, by_hops", [
+    # the last sub-question ("When was #1 founded?") asks for the question's kind: read by hops
+    ("When was the company that owns it founded?", True),
+    # it asks for a date where the question asks for a person: read whole, no hop asked
+    ("Who founded the company that owns it?", False),
+])
+def test_typed_reads_by_hops_only_a_chain_asking_for_the_questions_kind(hotpot_passages,
+                                                                         question, by_hops):
+    questions, passages = hotpot_passages
+    qa, retrieved, _, _ = _two_documents(questions, passages)
+    first = "Who owns it?"
+    with FakeOpenAIServer(reply=_fake_reader(first, "Acme Corp")) as server:
+        answer = read_answers(qa.assign(question=question), retrieved, passages,
+                              _client(server), "dpr", "numbered", 16, None, hops="typed",
+                              decompositions=EXAMPLES).iloc[0]
+        asked = [r["messages"][-1]["content"] for r in server.requests]
+    if by_hops:
+        assert answer["llm_calls"] == 3 and f"QUESTION: {first}\n" in asked[1]
+        assert answer["answer"] == "echo: When was Acme Corp founded?"
+    else:
+        assert answer["llm_calls"] == 2 and asked[0] == f"Q: {question}"
+        assert answer["answer"] == f"echo: {question}"
+
+
 def test_an_unknown_or_unshown_hops_reading_is_refused_naming_the_key(hotpot_passages):
     questions, passages = hotpot_passages
     qa, retrieved, _, _ = _two_documents(questions, passages)
     with pytest.raises(ValueError, match="read.hops must be one of"):
         read_answers(qa, retrieved, passages, None, "dpr", "numbered", 16, None, hops="each")
-    with pytest.raises(ValueError, match="read.hops chain needs decomposition examples"):
-        read_answers(qa, retrieved, passages, None, "dpr", "numbered", 16, None, hops="chain")
+    for hops in ("chain", "typed"):
+        with pytest.raises(ValueError, match=f"read.hops {hops} needs decomposition examples"):
+            read_answers(qa, retrieved, passages, None, "dpr", "numbered", 16, None, hops=hops)

@@ -210,9 +210,10 @@ class ReadParams(Params):
     choice: Literal["whole", "facts", "dates"] = "whole"
     # a question of several hops: chain (one short call breaks it into sub-questions, MuSiQue's
     # "#1" form, shown hop_examples of the train files' decompositions; each is then asked of
-    # the prompt's contexts, its answer put in the next; issue 48), whole (one call, the
-    # paper's); kgp_kedro.reading.hops
-    hops: Literal["whole", "chain"] = "whole"
+    # the prompt's contexts, its answer put in the next; issue 48), typed (the same where the
+    # last sub-question asks for the question's kind of answer: a person, date, place, number
+    # or other; else read whole), whole (one call, the paper's); kgp_kedro.reading.hops
+    hops: Literal["whole", "chain", "typed"] = "whole"
     hop_examples: PosInt = 4
 
     def style(self, method: str) -> str:

@@ -7,7 +7,10 @@ answer put in for ``#k`` in the later ones, and the last sub-question's answer i
 Issue 48's candidate for MuSiQue's Golden F1 (a small reader rarely composes three hops in one
 reply). One rule for every retrieval method; a question the call does not break into linked
 sub-questions (:func:`parse_chain`), and a choice question (:mod:`kgp_kedro.reading.choices`),
-is read whole. ``whole``: one call (the paper's)."""
+is read whole. ``typed``: the same, but a chain whose last sub-question asks for another kind of
+answer than the question (:func:`answer_kind`: "When did #1 come into effect?" for "... the
+signing of what treaty?") is read whole too, its hops not asked. ``whole``: one call (the
+paper's)."""
 from __future__ import annotations
 
 import json
@@ -24,12 +27,20 @@ from kgp_kedro.reading.answers import final_answer
 from kgp_kedro.reading.choices import choice_options
 from kgp_kedro.reading.demonstrations import HOP, train_questions
 
-HOPS = ("whole", "chain")
+HOPS = ("whole", "chain", "typed")
 MAX_HOPS = 4                       # MuSiQue's longest decompositions
 DECOMPOSE_TOKENS = 96              # room for four sub-questions
 _NUMBERED = re.compile(r"^\s*(\d+)\s*[.)]\s*(.+?)\s*$")
 # MuSiQue's relation form of a sub-question: "Steven Blankaart >> place of birth"
 _RELATION = re.compile(r"^(?P<subject>.+?)\s*>>\s*(?P<relation>.+)$")
+# a question's first question word, and the noun phrases that ask for a date or a place
+_QUESTION_WORD = re.compile(
+    r"\b(who|whom|whose|when|where|how(?: many| much| old| long)?|what|which)\b", re.I)
+_DATE_ASKED = re.compile(r"\b(?:what|which)\s+(?:year|date|day|month|century|decade)\b"
+                         r"|\bdate of\b", re.I)
+_PLACE_ASKED = re.compile(r"\bplace of\b", re.I)
+_KINDS = {"who": "person", "whom": "person", "whose": "person", "when": "date",
+          "where": "place"}
 
 
 def natural_hop(hop: str) -> str:
@@ -40,6 +51,23 @@ def natural_hop(hop: str) -> str:
     if match:
         return f"What is the {match['relation']} of {match['subject']}?"
     return hop
+
+
+def answer_kind(question: str) -> str:
+    """The kind of answer ``question`` asks for: ``date`` ("what year", "the date of birth",
+    else a first question word "when"), ``place`` ("the place of death", "where"), ``person``
+    ("who", "whom", "whose"), ``number`` ("how many", "how much", "how old", "how long"), else
+    ``other`` ("what", "which", "how", none). The first question word decides ("What is the native
+    language of the person who ..." asks for ``other``)."""
+    if _DATE_ASKED.search(question):
+        return "date"
+    if _PLACE_ASKED.search(question):
+        return "place"
+    match = _QUESTION_WORD.search(question)
+    if match is None:
+        return "other"
+    word = match.group(1).lower()
+    return "number" if word.startswith("how ") else _KINDS.get(word, "other")
 
 
 def parse_chain(reply: str) -> list[str] | None:
@@ -110,7 +138,7 @@ def short_reply(i: int, text: str, question: str) -> str:
 def read_by_hops(client: LLMClient, questions: list[str],
                  prompt: Callable[[int, str], Messages], method: str,
                  examples: Sequence[tuple[str, Sequence[str]]],
-                 answer: Callable[[int, str, str], str] = short_reply
+                 answer: Callable[[int, str, str], str] = short_reply, typed: bool = False
                  ) -> dict[int, tuple[list[Completion], str | None]]:
     """``read.hops: chain``: per question asked (its position in ``questions``; a choice
     question is not), the calls made before its answering call and what that call asks: one
@@ -119,7 +147,9 @@ def read_by_hops(client: LLMClient, questions: list[str],
     contexts), its ``answer(i, reply, sub_question)`` put in for ``#k`` ("": none, the
     question read whole), and the last sub-question is what the answering call asks. None
     instead: the question is read whole (the reply was no chain, a call failed, or a
-    sub-question got no answer), its calls so far still counted. The calls go in rounds
+    sub-question got no answer; with ``typed``, also where the last sub-question asks for
+    another :func:`answer_kind` than the question, before any hop is asked), its calls so far
+    still counted. The calls go in rounds
     (every question's decomposition, then every first sub-question, then every second one),
     each round one batch."""
     asked = [i for i, q in enumerate(questions) if choice_options(q) is None]
@@ -130,7 +160,8 @@ def read_by_hops(client: LLMClient, questions: list[str],
     calls = {i: [reply] for i, reply in zip(asked, replies)}
     # the questions still read by hops: their sub-questions and the answers so far
     chains = {i: (hops, []) for i, reply in zip(asked, replies)
-              if not reply.error and (hops := parse_chain(reply.text))}
+              if not reply.error and (hops := parse_chain(reply.text))
+              and (not typed or answer_kind(hops[-1]) == answer_kind(questions[i]))}
     for step in range(MAX_HOPS - 1):
         due = [i for i, (hops, answers) in chains.items() if len(answers) == step < len(hops) - 1]
         if not due:

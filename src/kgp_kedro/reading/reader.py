@@ -143,13 +143,14 @@ def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.
     question read whole), ``whole`` in one call; ``hops``:
     ``chain`` reads any other question one sub-question at a time
     (:func:`~kgp_kedro.reading.hops.read_by_hops`, the decomposition call shown
-    ``decompositions``), ``whole`` in one call."""
+    ``decompositions``), ``typed`` the same where the last sub-question asks for the
+    question's kind of answer, ``whole`` in one call."""
     if choice not in CHOICES:
         raise ValueError(f"read.choice must be one of {CHOICES}, got {choice!r}")
     if hops not in HOPS:
         raise ValueError(f"read.hops must be one of {HOPS}, got {hops!r}")
-    if hops == "chain" and not decompositions:
-        raise ValueError("read.hops chain needs decomposition examples (read.hop_examples > 0 "
+    if hops != "whole" and not decompositions:
+        raise ValueError(f"read.hops {hops} needs decomposition examples (read.hop_examples > 0 "
                          "and a MuSiQue file among train.sources)")
     retrieval_llm_calls = retrieval_llm_calls or {}
     instruction = STEPS_INSTRUCTION if answer_form == "steps" else ANSWER_INSTRUCTION
@@ -210,10 +211,11 @@ def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.
                     meta[i]["question"], lines)}]
             elif (option := dated_choice(meta[i]["question"], lines)) is not None:
                 decided[i] = option
-    if hops == "chain":
+    if hops != "whole":
         # a choice question is never broken into hops (read_by_facts' or read whole)
         for i, (calls, last) in read_by_hops(client, [m["question"] for m in meta], asking,
-                                             method, decompositions).items():
+                                             method, decompositions,
+                                             typed=hops == "typed").items():
             if last is not None:
                 prompts[i] = asking(i, last)
             before[i] += calls

@@ -36,12 +36,12 @@ def answer_questions(qa_questions: pd.DataFrame, retrieved: pd.DataFrame, passag
     calls = (retrieved.drop_duplicates("question_id").set_index("question_id")["calls"]
              .astype(int).to_dict() if llm_retrieval else {})
     sources = (validate(TrainParams, train, "train").sources
-               if params.demonstrations or params.hops == "chain" else [])
+               if params.demonstrations or params.hops != "whole" else [])
     demonstrations = (train_demonstrations(sources, params.demonstrations,
                                            steps=params.answer_form == "steps")
                       if params.demonstrations else [])
     decompositions = (train_decompositions(sources, params.hop_examples)
-                      if params.hops == "chain" else [])
+                      if params.hops != "whole" else [])
     return read_answers(qa_questions, retrieved, passages, make_llm(llm), name,
                         params.style(name), params.margin_tokens,
                         with_demonstrations(params.system_message(), demonstrations),
