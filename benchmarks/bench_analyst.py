@@ -4,7 +4,8 @@ whose answer is in a paragraph, only in a facts table, or in no document), once 
 ``--runs``: a grounding check (``ask.grounding``), then options after ``/``: ``markdown`` for the
 tables quoted as read (``ask.tables: markdown``) instead of as facts, ``headed`` / ``passage``
 (``ask.quote_form``), ``distinct`` / ``repeated`` (``ask.distinct_quotes``), ``docs4`` /
-``docsall`` (``ask.max_documents``: 4, none), ``chain`` / ``whole`` (``ask.hops``)
+``docsall`` (``ask.max_documents``: 4, none), ``chain`` / ``whole`` (``ask.hops``),
+``hopquotesN`` (``ask.hop_quotes``: N)
 (:func:`run_params`;
 an option not given is conf/ask's); every reply through the
 committed store ``results/llm`` (a reply stored there is never asked again; ``--store-only``:
@@ -74,7 +75,8 @@ def run_params(run: str) -> dict[str, str]:
     """A run's ask parameters: ``grounding[/option...]``, each option ``markdown`` or
     ``facts`` (``ask.tables``), ``headed`` or ``passage`` (``ask.quote_form``), ``distinct``
     or ``repeated`` (``ask.distinct_quotes``), ``docsN`` or ``docsall``
-    (``ask.max_documents``: N or null), ``chain`` or ``whole`` (``ask.hops``); an option not given: the default of
+    (``ask.max_documents``: N or null), ``chain`` or ``whole`` (``ask.hops``), ``hopquotesN``
+    (``ask.hop_quotes``: N); an option not given: the default of
     :class:`~kgp_kedro.config.sections.AskParams` (conf/ask sets none of them)."""
     grounding, *options = run.split("/")
     default = AskParams()
@@ -82,7 +84,8 @@ def run_params(run: str) -> dict[str, str]:
            "quote_form": default.quote_form,
            "max_documents": "null" if default.max_documents is None
            else str(default.max_documents),
-           "distinct_quotes": str(default.distinct_quotes).lower(), "hops": default.hops}
+           "distinct_quotes": str(default.distinct_quotes).lower(), "hops": default.hops,
+           "hop_quotes": str(default.hop_quotes)}
     for option in options:
         if option in ("markdown", "facts"):
             out["tables"] = option
@@ -92,6 +95,8 @@ def run_params(run: str) -> dict[str, str]:
             out["distinct_quotes"] = str(option == "distinct").lower()
         elif option in ("chain", "whole"):
             out["hops"] = option
+        elif option.startswith("hopquotes") and option[9:].isdigit():
+            out["hop_quotes"] = option[9:]
         elif option.startswith("docs") and (option[4:] == "all" or option[4:].isdigit()):
             out["max_documents"] = "null" if option == "docsall" else option[4:]
         else:

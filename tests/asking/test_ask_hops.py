@@ -134,3 +134,60 @@ def test_a_hop_whose_claim_its_quote_does_not_hold_leaves_the_question_read_whol
 ])
 def test_a_hops_answer_is_the_short_answer_of_a_reply_that_cites(reply, answer):
     assert cited_answer(reply, "Who is the director of Devotion (1929 Film)?") == answer
+
+
+def _without_the_bridges_page(devotion):
+    """The question's retrieval without Guido Brignone's paragraph (the bridge's page, which
+    the question does not name), as the entity walk often misses it in a large folder."""
+    questions, passages, retrieved = devotion
+    bridge = passages.loc[passages["text"].str.contains("father of actress Lilla"),
+                          "passage_id"]
+    assert len(bridge) == 1
+    return questions, passages, retrieved[~retrieved["passage_id"].isin(bridge)], bridge.iloc[0]
+
+
+def _may_refuse(prompt: str) -> str:
+    """The fake reader of :func:`_analyst`, refusing where no quote holds what it cites."""
+    try:
+        return _analyst(prompt)
+    except StopIteration:
+        return "The quotes do not say."
+
+
+def test_hop_quotes_show_a_sub_question_the_page_bm25_finds_for_it(devotion):
+    questions, passages, retrieved, bridge = _without_the_bridges_page(devotion)
+    options = dict(decompositions=EXAMPLES)
+    with FakeOpenAIServer(reply=_may_refuse) as server:
+        without = _ask((questions, passages, retrieved), server, **options)
+    # the question's quotes alone: the second hop finds no child, the question is read whole
+    assert "Lilla" not in without["answer"] and bridge not in without["context_ids"]
+    with FakeOpenAIServer(reply=_may_refuse) as server:
+        row = _ask((questions, passages, retrieved), server, hop_quotes=2, **options)
+        decompose, hop, last = (r["messages"] for r in server.requests)
+    # the second sub-question names the director, and BM25 ranks his page first for it: it is
+    # quoted after the question's quotes, which keep their numbers
+    n = len(without["context_ids"])
+    assert list(row["context_ids"][:n]) == list(without["context_ids"])
+    father = _quote_holding(last[-1]["content"], "father of actress Lilla")
+    assert father > n and row["context_ids"][father - 1] == bridge
+    assert _quote_holding(hop[-1]["content"], "directed by") == \
+        _quote_holding(last[-1]["content"], "directed by")
+    assert row["answer"].endswith(f"Guido Brignone's child is Lilla Brignone [{father}].")
+    assert row["mark"] == "supported"
+    assert json.loads(row["citations"])[-1]["passage_id"] == bridge
+
+
+def test_a_question_read_whole_after_its_hops_keeps_only_its_own_quotes(devotion):
+    questions, passages, retrieved, bridge = _without_the_bridges_page(devotion)
+    # the first hop, shown the director's page too (BM25 ranks it for "director of Devotion"),
+    # is refused: the question is read whole over the quotes it had before its hops
+    refusing = lambda p: ("The quotes do not say." if "Question: Who is the director" in p
+                          else _may_refuse(p))
+    with FakeOpenAIServer(reply=refusing) as server:
+        row = _ask((questions, passages, retrieved), server, decompositions=EXAMPLES,
+                   hop_quotes=2)
+        hop_shown = server.requests[1]["messages"][-1]["content"]
+        whole_shown = server.requests[-1]["messages"][-1]["content"]
+    assert len(server.requests) == 3 and "father of actress Lilla" in hop_shown
+    assert f"Question: {QUESTION}\n" in whole_shown
+    assert "father of actress Lilla" not in whole_shown and bridge not in row["context_ids"]

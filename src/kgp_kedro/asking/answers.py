@@ -18,6 +18,7 @@ import pandas as pd
 
 from kgp_kedro.asking.citations import Located, check_citations, locate_passages, source_label
 from kgp_kedro.asking.grounding import ground, new_names
+from kgp_kedro.asking.hop_quotes import HopIndex
 from kgp_kedro.asking.tables import as_facts
 from kgp_kedro.ewek.composer import keep_citations, parse_citations, strip_citations
 from kgp_kedro.llm import Completion, LLMClient
@@ -76,6 +77,13 @@ def quote_order(ids: list[str], places: dict[str, Located], max_documents: int |
     kept = within_documents([[p] for p in ids], {p: places[p].file for p in ids},
                             max_documents)
     return [ids[n] for n in kept]
+
+
+def hop_index(places: dict[str, Located], tables: str, form: str) -> HopIndex:
+    """``ask.hop_quotes``' index over ``places`` as the prompt quotes them
+    (:func:`quoted_text`), a heading alone left out when quoted ``headed``."""
+    ids = [p for p, place in places.items() if form != "headed" or place.kind != "heading"]
+    return HopIndex(ids, [quoted_text(places[p], tables, form) for p in ids])
 
 
 def _quotes(question: str, ids: list[str], places: dict[str, Located], client: LLMClient,
@@ -154,7 +162,8 @@ def answer_with_citations(questions: pd.DataFrame, retrieved: pd.DataFrame,
                           max_documents: int | None, quote_form: str, distinct_quotes: bool,
                           sanity: pd.DataFrame | None = None,
                           sanity_method: str | None = None,
-                          decompositions: Sequence[tuple[str, Sequence[str]]] = ()
+                          decompositions: Sequence[tuple[str, Sequence[str]]] = (),
+                          hop_quotes: int = 0, hops_index: HopIndex | None = None
                           ) -> pd.DataFrame:
     """One row per question (:data:`ASK_COLUMNS`): the reply with its valid citations, each
     cited quote as ``{n, passage_id, file, page, heading, label, snippet}`` (``citations``, JSON)
@@ -172,7 +181,11 @@ def answer_with_citations(questions: pd.DataFrame, retrieved: pd.DataFrame,
     same quotes and instruction, a sub-question's answer taken from a reply that cites
     (:func:`cited_answer`) and whose claims the ``grounding`` check finds in its quotes (else
     the question is read whole); the answer is then every hop's reply in turn, grounded as
-    one, and its tokens and seconds those of all its calls."""
+    one, and its tokens and seconds those of all its calls. With ``hop_quotes`` each
+    sub-question is also shown up to that many more passages, those BM25 ranks best for it
+    (:mod:`~kgp_kedro.asking.hop_quotes`; ``hops_index``, else built here over ``passages``),
+    numbered after the question's quotes and kept while the prompt fits the window; the
+    answer is grounded against every quote its calls showed."""
     places = locate_passages(passages)
     by_question = dict(tuple(retrieved.groupby("question_id", sort=False)))
     by_sanity = dict(tuple(sanity.groupby("question_id", sort=False))) if sanity is not None \
@@ -193,7 +206,23 @@ def answer_with_citations(questions: pd.DataFrame, retrieved: pd.DataFrame,
     spent: list[list[Completion]] = [[] for _ in plans]
     said: list[list[Completion]] = [[] for _ in plans]
     if decompositions:
+        if hop_quotes and hops_index is None:
+            hops_index = hop_index(places, tables, quote_form)
+        _, budget = prompt_budget(client, margin_tokens, instruction)
+
         def asking(i: int, question: str) -> list[dict]:
+            """Question ``i``'s prompt for a sub-question: its quotes, and with
+            ``hop_quotes`` the passages BM25 ranks best for the sub-question appended to
+            them (to ``quoted`` and ``quotes_of`` alike) while the prompt fits."""
+            quoted = plans[i][2]
+            for p in (hops_index.best(question, hop_quotes, set(quoted))
+                      if hop_quotes else []):
+                text = quoted_text(places[p], tables, quote_form)
+                if client.count_tokens(ask_messages(question, [*quotes_of[i], text],
+                                                    instruction)[1]["content"]) > budget:
+                    break
+                quoted.append(p)
+                quotes_of[i].append(text)
             return ask_messages(question, quotes_of[i], instruction)
 
         def hop_answer(i: int, reply: str, question: str) -> str:
@@ -205,10 +234,13 @@ def answer_with_citations(questions: pd.DataFrame, retrieved: pd.DataFrame,
                 return ""
             return cited_answer(reply, question)
 
+        shown = [len(quotes) for quotes in quotes_of]
         for i, (calls, last) in read_by_hops(client, [q.question for q, *_ in plans], asking,
                                              f"ask {method}", decompositions,
                                              hop_answer).items():
             if last is None:
+                # read whole, over the question's own quotes: a hop's quotes taken back
+                del plans[i][2][shown[i]:], quotes_of[i][shown[i]:]
                 spent[i] = calls
             else:
                 plans[i] = (*plans[i][:3], asking(i, last))

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from kgp_kedro.asking.answers import answer_with_citations
+from kgp_kedro.asking.answers import answer_with_citations, hop_index
+from kgp_kedro.asking.citations import locate_passages
 from kgp_kedro.corpus.schema import QUESTION_COLUMNS
 from kgp_kedro.graphs.build import GraphTables
 from kgp_kedro.llm import LLMClient
@@ -45,6 +46,7 @@ class AskSession:
                  grounding: str, tables: str, max_documents: int | None, quote_form: str,
                  distinct_quotes: bool,
                  decompositions: Sequence[tuple[str, Sequence[str]]] = (),
+                 hop_quotes: int = 0,
                  nodes: pd.DataFrame | None = None, edges=None,
                  setting: str | None = None,
                  embeddings: pd.DataFrame | None = None, encoder=None) -> None:
@@ -58,7 +60,10 @@ class AskSession:
                         "grounding": grounding, "tables": tables,
                         "max_documents": max_documents, "quote_form": quote_form,
                         "distinct_quotes": distinct_quotes,
-                        "decompositions": decompositions}
+                        "decompositions": decompositions, "hop_quotes": hop_quotes,
+                        # the hop quotes' BM25 over the folder, built once for every question
+                        "hops_index": hop_index(locate_passages(passages), tables, quote_form)
+                        if hop_quotes and decompositions else None}
         self.retriever = method.retriever(method.params, Resources(
             int(budget), encoder, client if needs.llm else None))
         graphs = GraphTables(nodes, edges) if needs.graph else None

@@ -287,6 +287,11 @@ class AskParams(Params):
     # read.hops' reading, its read.hop_examples decompositions drawn from train.sources; the
     # answer each hop's cited reply in turn) or in one call (whole); kgp_kedro.asking.answers
     hops: Literal["whole", "chain"] = "whole"
+    # with hops chain, each sub-question also quoted this many more passages, those BM25 ranks
+    # best for the sub-question itself (its earlier answers put in: the bridge's own page),
+    # numbered after the question's quotes (0: the question's quotes only);
+    # kgp_kedro.asking.hop_quotes
+    hop_quotes: NonNegInt = 0
     # the ask app's uploads (notebooks/ask_app.ipynb): the folder its uploaded files are
     # written into, under the project folder
     uploads: str = "data/ask/uploads"

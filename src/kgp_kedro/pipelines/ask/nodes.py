@@ -47,7 +47,7 @@ def ask(qa_questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.DataFr
         tables=params.tables, max_documents=params.max_documents,
         quote_form=params.quote_form, distinct_quotes=params.distinct_quotes, sanity=sanity,
         sanity_method=params.sanity if sanity is not None else None,
-        decompositions=ask_decompositions(params, read, train))
+        decompositions=ask_decompositions(params, read, train), hop_quotes=params.hop_quotes)
 
 
 def write_report(ask_answers: pd.DataFrame) -> tuple[str, str]:

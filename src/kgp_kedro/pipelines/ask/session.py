@@ -67,6 +67,7 @@ def open_session(catalog, data: dict[str, Any], method: Method,
         distinct_quotes=ask.distinct_quotes,
         decompositions=ask_decompositions(ask, catalog.load("params:read"),
                                           catalog.load("params:train"), project),
+        hop_quotes=ask.hop_quotes,
         nodes=data.get(f"kg_nodes_{variant}"),
         edges=data.get(f"kg_edges_{variant}"), setting=setting_label(graph["setting"]),
         embeddings=data.get(f"passage_embeddings_{encoder}"), encoder=model)
