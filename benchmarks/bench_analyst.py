@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -117,7 +118,8 @@ def _count(claims: str, verdict: str) -> int:
 
 def table(rows: pd.DataFrame, load: float, walls: dict[str, float]) -> str:
     """tables.md: one row per run, then per kind."""
-    head = ("| run | questions | answerable correct | table (two-row) correct | EM | F1 | "
+    head = ("| run | questions | answerable correct | correct, a date in any form | "
+            "table (two-row) correct | EM | F1 | "
             "grounded | abstention P | abstention R | claims removed | claims re-attributed "
             "| s / question |")
     lines = ["# Analyst benchmark (issue 49)", "",
@@ -127,12 +129,16 @@ def table(rows: pd.DataFrame, load: float, walls: dict[str, float]) -> str:
     for run, scored in rows.groupby("run", sort=False):
         s = summary(scored)
         lines.append(
-            f"| {run} | {s['questions']} | {s['correct']:.1%} | {s['table_correct']:.1%} | "
+            f"| {run} | {s['questions']} | {s['correct']:.1%} | {s['correct_dates']:.1%} | "
+            f"{s['table_correct']:.1%} | "
             f"{s['em']:.1%} | {s['f1']:.1%} | {s['grounded']:.1%} | "
             f"{s['abstention_precision']:.1%} | {s['abstention_recall']:.1%} | "
             f"{int(scored['removed'].sum())} | {int(scored['reattributed'].sum())} | "
             f"{s['seconds']:.1f} |")
-    lines += ["", "grounded: answers not *not found* marked *supported* by the run's own check "
+    lines += ["", "correct: the gold answer inside an answer not marked *not found*; a date in "
+              "any form: the same, or a full date gold answer stated in another written form "
+              "(\"November 1, 1967\" for \"1 November 1967\").", "",
+              "grounded: answers not *not found* marked *supported* by the run's own check "
               "(the run `none` checks nothing, so every answer it keeps counts); claims removed "
               "and re-attributed: by the run's check, over the reader's replies.", "",
               "Per kind (correct: the gold answer inside an answer not marked *not found*; "
@@ -151,6 +157,14 @@ def table(rows: pd.DataFrame, load: float, walls: dict[str, float]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def recorded_load_and_walls(text: str) -> tuple[float, dict[str, float]]:
+    """The machine load and each run's wall seconds a ``tables.md`` (:func:`table`) records."""
+    load = float(re.search(r"Machine load \(1 min\) at the start: ([\d.]+)", text)[1])
+    walls = re.search(r"^Wall time of each run \(s\): (.*)$", text, re.M)[1]
+    return load, {run: float(wall) for run, wall in
+                  (item.rsplit(" ", 1) for item in walls.split(", "))}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--per-kind", type=int, default=12)
@@ -163,6 +177,10 @@ def main() -> None:
                              "folder disjoint from the benchmark's, a third from both)")
     parser.add_argument("--store-only", action="store_true")
     parser.add_argument("--params", default="", help="more kedro --params")
+    parser.add_argument("--add", action="store_true",
+                        help="add the runs to --out's runs.csv and tables.md (a run of the "
+                             "same name replaced), the other runs keeping their rows, seconds "
+                             "and wall time, the table its load")
     args = parser.parse_args()
     load = os.getloadavg()[0]
     left_out = {json.loads(line)["id"] for path in args.exclude
@@ -182,6 +200,11 @@ def main() -> None:
         frames.append(scored)
         print(f"{run}: {summary(scored)}")
     rows = pd.concat(frames, ignore_index=True)
+    if args.add and (args.out / "runs.csv").exists():
+        kept = pd.read_csv(args.out / "runs.csv")
+        rows = pd.concat([kept[~kept["run"].isin(args.runs)], rows], ignore_index=True)
+        load, recorded = recorded_load_and_walls((args.out / "tables.md").read_text())
+        walls = {**{r: w for r, w in recorded.items() if r not in walls}, **walls}
     args.out.mkdir(parents=True, exist_ok=True)
     rows.to_csv(args.out / "runs.csv", index=False)
     (args.out / "tables.md").write_text(table(rows, load, walls))

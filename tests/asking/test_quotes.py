@@ -13,7 +13,8 @@ import pytest
 
 from kgp_kedro.asking import locate_passages
 from kgp_kedro.asking.answers import quote_order, quoted_text
-from kgp_kedro.asking.benchmark import chained, latin, make_folder, render_pdf, score
+from kgp_kedro.asking.benchmark import (chained, latin, make_folder, render_pdf, same_date,
+                                        score)
 from kgp_kedro.corpus import split_passages
 from kgp_kedro.corpus.sources import read_source_with_skipped
 
@@ -87,6 +88,21 @@ def test_the_benchmark_scores_whether_the_gold_answer_was_quoted(tmp_path):
     assert scored["correct"].tolist() == [1.0, 0.0]
     assert scored["abstained"].tolist() == [False, True]
     assert scored["seconds"].tolist() == [1.0, 2.0]
+    assert scored["correct_dates"].tolist() == [1.0, 0.0]
+
+
+@pytest.mark.parametrize("answer, gold, same", [
+    # the fourth folder's gold answers, and the reader's words for them
+    ("Tina Arena was born on November 1, 1967 [11].", "1 November 1967", 1.0),
+    ("Wu Ma died on February 4, 2014 [11].", "4 February 2014", 1.0),
+    ("He was born on 22 March 1971.", "March 22, 1971", 1.0),
+    ("He died in Paris in 1868 [2].", "13 November 1868", 0.0),       # the year alone
+    ("He was born on 2 November 1967.", "1 November 1967", 0.0),      # another day
+    ("It was released in 1998.", "1998", 0.0),                        # no full date asked
+    ("Born in Glasgow.", "Glasgow", 0.0),
+])
+def test_a_full_date_counts_in_any_written_form(answer, gold, same):
+    assert same_date(answer, gold) == same
 
 
 def test_distinct_quotes_leave_a_word_for_word_repeat_out(tmp_path):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from kgp_kedro.reading import read_answers
-from kgp_kedro.reading.choices import choice_options, dated_choice, first_date
+from kgp_kedro.reading.choices import choice_options, dated_choice, first_date, stated_dates
 from tests.llm.fake_openai_server import FakeOpenAIServer
 from tests.reading.test_reader_contexts import _client, _two_documents
 
@@ -34,6 +34,12 @@ def test_a_choice_question_names_its_two_options_in_its_last_clause(question, op
 ])
 def test_the_first_date_a_fact_states(text, date):
     assert first_date(text) == date
+
+
+def test_every_date_a_text_states_in_order():
+    assert stated_dates("Released in 1942; its director, born November 26, 1946, died on "
+                        "4 February 2014.") == [(1942, 0, 0), (1946, 11, 26), (2014, 2, 4)]
+    assert stated_dates("Sid Haig") == []
 
 
 @pytest.mark.parametrize("question, facts, chosen", [

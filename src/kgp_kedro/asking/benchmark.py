@@ -29,6 +29,7 @@ import pandas as pd
 
 from kgp_kedro.evaluation.qa_metrics import (contains_answer, exact_match, f1_score,
                                              normalize_answer)
+from kgp_kedro.reading.choices import stated_dates
 
 logger = logging.getLogger(__name__)
 
@@ -149,13 +150,24 @@ def make_folder(out: Path, records: Iterable[dict], per_kind: int) -> list[dict]
     return questions
 
 
+def same_date(prediction: str, gold: str) -> float:
+    """1.0 when ``gold`` is one full date (day, month and year) that ``prediction`` states in
+    any of its written forms ("November 1, 1967" for "1 November 1967"); else 0.0."""
+    golds = stated_dates(gold)
+    if len(golds) != 1 or 0 in golds[0]:
+        return 0.0
+    return float(golds[0] in stated_dates(prediction))
+
+
 def score(answers: pd.DataFrame, questions: list[dict],
           quotes: Mapping[str, str]) -> pd.DataFrame:
     """One row per question: its ``kind``, the gold answer, the answer and its ``mark``;
     ``quoted``: the gold answer (normalized) a phrase of a quote of its prompt (``quotes``:
     each passage id's text as the prompt quotes it; ``answers``' ``context_ids``); ``em``,
     ``f1`` and ``correct`` (the gold answer inside the answer; an answer marked ``not found``
-    is not correct) against the gold answer; ``abstained`` (marked ``not found``);
+    is not correct) against the gold answer, ``correct_dates`` the same or a full date gold
+    answer stated in another written form (:func:`same_date`); ``abstained`` (marked
+    ``not found``);
     ``seconds`` (retrieval and the reader)."""
     gold = {q["id"]: q for q in questions}
     rows = []
@@ -168,13 +180,17 @@ def score(answers: pd.DataFrame, questions: list[dict],
                      "em": exact_match(row.answer, q["answer"]) if found else 0.0,
                      "f1": f1_score(row.answer, q["answer"]) if found else 0.0,
                      "correct": contains_answer(row.answer, q["answer"]) if found else 0.0,
+                     "correct_dates": max(contains_answer(row.answer, q["answer"]),
+                                          same_date(row.answer, q["answer"]))
+                     if found else 0.0,
                      "abstained": not found,
                      "seconds": (row.retrieval_ms + row.latency_ms) / 1000})
     return pd.DataFrame(rows)
 
 
 def summary(scored: pd.DataFrame) -> dict[str, float]:
-    """The benchmark's figures: answerable correct (and of the ``table`` kind alone), EM and F1
+    """The benchmark's figures: answerable correct (and of the ``table`` kind alone; and with a
+    date in any written form, ``correct_dates``), EM and F1
     over the answerable, the grounded rate (answers not abstaining marked ``supported``),
     abstention precision and recall (``none`` the positives), seconds a question."""
     answerable = scored[scored["kind"] != "none"]
@@ -183,6 +199,7 @@ def summary(scored: pd.DataFrame) -> dict[str, float]:
     hits = int((abstained["kind"] == "none").sum())
     return {"questions": len(scored), "answerable": len(answerable),
             "correct": float(answerable["correct"].mean()),
+            "correct_dates": float(answerable["correct_dates"].mean()),
             "table_correct": float(scored[scored["kind"] == "table"]["correct"].mean()),
             "em": float(answerable["em"].mean()), "f1": float(answerable["f1"].mean()),
             "grounded": float((answered["mark"] == "supported").mean()) if len(answered)

@@ -37,17 +37,23 @@ def choice_options(question: str) -> tuple[str, str] | None:
     return (match["first"], match["second"]) if match else None
 
 
+def stated_dates(text: str) -> list[tuple[int, int, int]]:
+    """Every date ``text`` states, in order, as ``(year, month, day)``, month and day 0 for a
+    year alone."""
+    dates = []
+    for match in DATE.finditer(text):
+        if match["year3"]:
+            dates.append((int(match["year3"]), 0, 0))
+            continue
+        day, month, year = ((match["day"], match["month"], match["year"]) if match["year"]
+                            else (match["day2"], match["month2"], match["year2"]))
+        dates.append((int(year), MONTHS.index(month.lower()) + 1, int(day)))
+    return dates
+
+
 def first_date(text: str) -> tuple[int, int, int] | None:
-    """The first date ``text`` states as ``(year, month, day)``, month and day 0 for a year
-    alone; None when it states none."""
-    match = DATE.search(text)
-    if match is None:
-        return None
-    if match["year3"]:
-        return int(match["year3"]), 0, 0
-    day, month, year = ((match["day"], match["month"], match["year"]) if match["year"]
-                        else (match["day2"], match["month2"], match["year2"]))
-    return int(year), MONTHS.index(month.lower()) + 1, int(day)
+    """The first date ``text`` states (:func:`stated_dates`); None when it states none."""
+    return next(iter(stated_dates(text)), None)
 
 
 def dated_choice(question: str, facts: list[tuple[str, str]]) -> str | None:
