@@ -118,7 +118,7 @@ def _count(claims: str, verdict: str) -> int:
 
 def table(rows: pd.DataFrame, load: float, walls: dict[str, float]) -> str:
     """tables.md: one row per run, then per kind."""
-    head = ("| run | questions | answerable correct | correct, a date in any form | "
+    head = ("| run | questions | answerable correct | correct, either date form | "
             "table (two-row) correct | EM | F1 | "
             "grounded | abstention P | abstention R | claims removed | claims re-attributed "
             "| s / question |")
@@ -135,9 +135,9 @@ def table(rows: pd.DataFrame, load: float, walls: dict[str, float]) -> str:
             f"{s['abstention_precision']:.1%} | {s['abstention_recall']:.1%} | "
             f"{int(scored['removed'].sum())} | {int(scored['reattributed'].sum())} | "
             f"{s['seconds']:.1f} |")
-    lines += ["", "correct: the gold answer inside an answer not marked *not found*; a date in "
-              "any form: the same, or a full date gold answer stated in another written form "
-              "(\"November 1, 1967\" for \"1 November 1967\").", "",
+    lines += ["", "either date form: correct (below), or a full date gold answer stated in its "
+              "other written form (\"November 1, 1967\" for \"1 November 1967\"; "
+              "kgp_kedro.asking.benchmark.same_date).", "",
               "grounded: answers not *not found* marked *supported* by the run's own check "
               "(the run `none` checks nothing, so every answer it keeps counts); claims removed "
               "and re-attributed: by the run's check, over the reader's replies.", "",
@@ -180,7 +180,7 @@ def main() -> None:
     parser.add_argument("--add", action="store_true",
                         help="add the runs to --out's runs.csv and tables.md (a run of the "
                              "same name replaced), the other runs keeping their rows, seconds "
-                             "and wall time, the table its load")
+                             "and wall time; the table keeps the first runs' load")
     args = parser.parse_args()
     load = os.getloadavg()[0]
     left_out = {json.loads(line)["id"] for path in args.exclude
@@ -201,6 +201,8 @@ def main() -> None:
         print(f"{run}: {summary(scored)}")
     rows = pd.concat(frames, ignore_index=True)
     if args.add and (args.out / "runs.csv").exists():
+        if not (args.out / "tables.md").exists():
+            sys.exit(f"--add: {args.out}/runs.csv has no tables.md beside it to add to")
         kept = pd.read_csv(args.out / "runs.csv")
         rows = pd.concat([kept[~kept["run"].isin(args.runs)], rows], ignore_index=True)
         load, recorded = recorded_load_and_walls((args.out / "tables.md").read_text())

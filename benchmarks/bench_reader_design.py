@@ -82,7 +82,7 @@ class ReaderConfig:
     max_documents: int | None = None
     steps: bool = False              # read.answer_form steps (its system message, demonstrations)
     choice: str = "whole"            # read.choice
-    hops: str = "whole"              # read.hops (chain: read.hop_examples' decompositions)
+    hops: str = "whole"              # read.hops (chain, typed: read.hop_examples' decompositions)
     max_tokens: int | None = None    # llm.sampling.max_tokens (None: the env's)
 
 

@@ -191,3 +191,11 @@ def test_a_question_read_whole_after_its_hops_keeps_only_its_own_quotes(devotion
     assert len(server.requests) == 3 and "father of actress Lilla" in hop_shown
     assert f"Question: {QUESTION}\n" in whole_shown
     assert "father of actress Lilla" not in whole_shown and bridge not in row["context_ids"]
+
+
+def test_hop_quotes_over_passages_of_several_collections_are_refused(devotion):
+    questions, passages, retrieved = devotion
+    two = passages.assign(collection_id=["a" if k % 2 else "b" for k in range(len(passages))])
+    with FakeOpenAIServer(reply=_may_refuse) as server, \
+            pytest.raises(ValueError, match="one folder's passages; these hold 2 collections"):
+        _ask((questions, two, retrieved), server, decompositions=EXAMPLES, hop_quotes=2)

@@ -158,11 +158,13 @@ def test_a_sub_question_without_an_answer_leaves_the_question_read_whole(hotpot_
     ("Who wrote the book named after the artist known as the most remarkable creation of MTV?",
      "person"),
     ("What book is named after Madonna?", "other"),
-    # the first question word decides, not one of a relative clause after it
-    ("What is the native language of the person who broke the salt law in Belgium in 1930?",
-     "other"),
     ("The manuscript for Flute Sonata in C major, BWV 1033 is in the hand of a German musician "
      "whose godfather is whom?", "person"),
+    # the first question word decides, not one of a relative clause after it (nor one after a
+    # relative pronoun: "The film which starred X was directed by whom?" asks for other)
+    ("What is the native language of the person who broke the salt law in Belgium in 1930?",
+     "other"),
+    ("The film which starred Danny Kaye was directed by whom?", "other"),
     ("Which of the two tornado outbreaks killed the most people?", "other"),
     ("How many people died in 2012 Leap Day tornado outbreak?", "number"),
     ("How did #1 die?", "other"),

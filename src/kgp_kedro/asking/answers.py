@@ -206,6 +206,9 @@ def answer_with_citations(questions: pd.DataFrame, retrieved: pd.DataFrame,
     spent: list[list[Completion]] = [[] for _ in plans]
     said: list[list[Completion]] = [[] for _ in plans]
     if decompositions:
+        if hop_quotes and passages["collection_id"].nunique() > 1:
+            raise ValueError("ask.hop_quotes searches one folder's passages; these hold "
+                             f"{passages['collection_id'].nunique()} collections")
         if hop_quotes and hops_index is None:
             hops_index = hop_index(places, tables, quote_form)
         _, budget = prompt_budget(client, margin_tokens, instruction)
@@ -213,11 +216,15 @@ def answer_with_citations(questions: pd.DataFrame, retrieved: pd.DataFrame,
         def asking(i: int, question: str) -> list[dict]:
             """Question ``i``'s prompt for a sub-question: its quotes, and with
             ``hop_quotes`` the passages BM25 ranks best for the sub-question appended to
-            them (to ``quoted`` and ``quotes_of`` alike) while the prompt fits."""
+            them (to ``quoted`` and ``quotes_of`` alike; with ``distinct_quotes`` none word
+            for word a quote already shown) until one does not fit the window."""
             quoted = plans[i][2]
             for p in (hops_index.best(question, hop_quotes, set(quoted))
                       if hop_quotes else []):
                 text = quoted_text(places[p], tables, quote_form)
+                if distinct_quotes and " ".join(text.split()) in {
+                        " ".join(q.split()) for q in quotes_of[i]}:
+                    continue
                 if client.count_tokens(ask_messages(question, [*quotes_of[i], text],
                                                     instruction)[1]["content"]) > budget:
                     break

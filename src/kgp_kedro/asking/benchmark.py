@@ -152,7 +152,8 @@ def make_folder(out: Path, records: Iterable[dict], per_kind: int) -> list[dict]
 
 def same_date(prediction: str, gold: str) -> float:
     """1.0 when ``gold`` is one full date (day, month and year) that ``prediction`` states in
-    any of its written forms ("November 1, 1967" for "1 November 1967"); else 0.0."""
+    either form :func:`~kgp_kedro.reading.choices.stated_dates` reads ("November 1, 1967" for
+    "1 November 1967"; not "Nov. 1st" or "1967-11-01"); else 0.0."""
     golds = stated_dates(gold)
     if len(golds) != 1 or 0 in golds[0]:
         return 0.0
@@ -166,7 +167,7 @@ def score(answers: pd.DataFrame, questions: list[dict],
     each passage id's text as the prompt quotes it; ``answers``' ``context_ids``); ``em``,
     ``f1`` and ``correct`` (the gold answer inside the answer; an answer marked ``not found``
     is not correct) against the gold answer, ``correct_dates`` the same or a full date gold
-    answer stated in another written form (:func:`same_date`); ``abstained`` (marked
+    answer stated in its other written form (:func:`same_date`); ``abstained`` (marked
     ``not found``);
     ``seconds`` (retrieval and the reader)."""
     gold = {q["id"]: q for q in questions}
@@ -190,7 +191,7 @@ def score(answers: pd.DataFrame, questions: list[dict],
 
 def summary(scored: pd.DataFrame) -> dict[str, float]:
     """The benchmark's figures: answerable correct (and of the ``table`` kind alone; and with a
-    date in any written form, ``correct_dates``), EM and F1
+    date in either form, ``correct_dates``), EM and F1
     over the answerable, the grounded rate (answers not abstaining marked ``supported``),
     abstention precision and recall (``none`` the positives), seconds a question."""
     answerable = scored[scored["kind"] != "none"]

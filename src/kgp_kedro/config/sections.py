@@ -296,6 +296,13 @@ class AskParams(Params):
     # written into, under the project folder
     uploads: str = "data/ask/uploads"
 
+    @model_validator(mode="after")
+    def _hop_quotes_need_hops(self) -> AskParams:
+        if self.hop_quotes and self.hops != "chain":
+            raise ValueError("hop_quotes quotes passages for a chain's sub-questions: it needs "
+                             "`hops: chain`")
+        return self
+
 
 class PipelinesParams(Params):
     # the chains ``kedro run`` runs with no --pipelines (pipelines/chains.py: CHAINS names them):
