@@ -82,7 +82,7 @@ def quote_order(ids: list[str], places: dict[str, Located], max_documents: int |
 def hop_index(places: dict[str, Located], tables: str, form: str) -> HopIndex:
     """``ask.hop_quotes``' index over ``places`` as the prompt quotes them
     (:func:`quoted_text`), a heading alone left out when quoted ``headed``."""
-    ids = [p for p, place in places.items() if form != "headed" or place.kind != "heading"]
+    ids = quote_order(list(places), places, None, form, tables)
     return HopIndex(ids, [quoted_text(places[p], tables, form) for p in ids])
 
 
@@ -219,12 +219,12 @@ def answer_with_citations(questions: pd.DataFrame, retrieved: pd.DataFrame,
             them (to ``quoted`` and ``quotes_of`` alike; with ``distinct_quotes`` none word
             for word a quote already shown) until one does not fit the window."""
             quoted = plans[i][2]
-            for p in (hops_index.best(question, hop_quotes, set(quoted))
-                      if hop_quotes else []):
+            best = hops_index.best(question, hop_quotes, set(quoted)) if hop_quotes else []
+            # quote_order's rules on the quotes and the candidates after them: a candidate
+            # word for word a quote (with distinct_quotes) is left out
+            for p in [p for p in quote_order([*quoted, *best], places, None, quote_form, tables,
+                                             distinct_quotes) if p in best]:
                 text = quoted_text(places[p], tables, quote_form)
-                if distinct_quotes and " ".join(text.split()) in {
-                        " ".join(q.split()) for q in quotes_of[i]}:
-                    continue
                 if client.count_tokens(ask_messages(question, [*quotes_of[i], text],
                                                     instruction)[1]["content"]) > budget:
                     break

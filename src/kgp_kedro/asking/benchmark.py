@@ -175,14 +175,14 @@ def score(answers: pd.DataFrame, questions: list[dict],
     for row in answers.itertuples(index=False):
         q = gold[row.question_id]
         found = row.mark != "not found"
+        held = contains_answer(row.answer, q["answer"]) if found else 0.0
         rows.append({"question_id": row.question_id, "kind": q["kind"], "gold": q["answer"],
                      "answer": row.answer, "mark": row.mark,
                      "quoted": _holds([("", quotes[p]) for p in row.context_ids], q["answer"]),
                      "em": exact_match(row.answer, q["answer"]) if found else 0.0,
                      "f1": f1_score(row.answer, q["answer"]) if found else 0.0,
-                     "correct": contains_answer(row.answer, q["answer"]) if found else 0.0,
-                     "correct_dates": max(contains_answer(row.answer, q["answer"]),
-                                          same_date(row.answer, q["answer"]))
+                     "correct": held,
+                     "correct_dates": max(held, same_date(row.answer, q["answer"]))
                      if found else 0.0,
                      "abstained": not found,
                      "seconds": (row.retrieval_ms + row.latency_ms) / 1000})
