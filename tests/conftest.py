@@ -215,8 +215,10 @@ def dask_client():
     :class:`kgp_kedro.runs.runner.DaskRunner` does), so the other tests keep the plain loop."""
     import distributed   # the test extra installs dask[distributed]
 
+    # the dashboard on a free port: each xdist worker starts its own cluster, and the
+    # default 8787 taken by one warns "Port 8787 is already in use" in the other
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, \
+                                  dashboard_address=":0") as cluster, \
             distributed.Client(cluster, set_as_default=False) as client:
         yield client
 
