@@ -85,6 +85,7 @@ class ReaderConfig:
     hops: str = "whole"              # read.hops (chain, typed: read.hop_examples' decompositions)
     max_tokens: int | None = None    # llm.sampling.max_tokens (None: the env's)
     hop_examples: int | None = None  # read.hop_examples (None: the env's)
+    passage_window: int = 0          # read.passage_window
 
 
 Q05, Q15 = "qwen2.5-coder-0.5b-instruct-q4_k_m", "qwen2.5-coder-1.5b-instruct-q4_k_m"
@@ -149,6 +150,12 @@ CONFIGS = {
                                                        demonstrations=3, max_documents=4,
                                                        hops="typed", choice="dates",
                                                        hop_examples=8),
+    # issue 48: the chosen reading, each passage shown with its neighbours in its document
+    # (read.passage_window: 1; the sentence before and after: an antecedent, the next fact)
+    "1.5b_documents_4_typed_dates_window1": ReaderConfig(model=Q15, context_form="documents",
+                                                         demonstrations=3, max_documents=4,
+                                                         hops="typed", choice="dates",
+                                                         passage_window=1),
 }
 
 
@@ -202,7 +209,8 @@ def run_config(name: str, config: ReaderConfig, data: dict, raw: dict, store_onl
                                max_documents=config.max_documents,
                                answer_form="steps" if config.steps else "line",
                                choice=config.choice, hops=config.hops,
-                               decompositions=decompositions)
+                               decompositions=decompositions,
+                               passage_window=config.passage_window)
         text = dict(zip(data["questions"]["question_id"], data["questions"]["question"]))
         support = support_read(answers, data["questions"], data["passages"])
         for form in forms:
@@ -220,7 +228,8 @@ def run_config(name: str, config: ReaderConfig, data: dict, raw: dict, store_onl
                                       select_min=config.select_min,
                                       max_documents=config.max_documents,
                                       max_tokens=config.max_tokens, choice=config.choice,
-                                      hops=config.hops, hop_examples=config.hop_examples))
+                                      hops=config.hops, hop_examples=config.hop_examples,
+                                      passage_window=config.passage_window))
     return pd.concat(rows, ignore_index=True)
 
 

@@ -3,7 +3,9 @@ styles, on real bundled passages (through a local OpenAI-compatible test server)
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
+from kgp_kedro.config.sections import ReadParams
 from kgp_kedro.llm import LLMClient
 from kgp_kedro.llm.backends import OpenAIBackend
 from kgp_kedro.reading import qa_prompt, read_answers
@@ -118,3 +120,39 @@ def test_document_contexts_group_passages_under_one_title_in_document_order(hotp
     assert list(answer["context_ids"]) == [b0, b1, a0, a1]
     # the passage budget counts passages before they are grouped: A keeps only its ranked one
     assert three["n_contexts"] == 2 and list(three["context_ids"]) == [b0, b1, a1]
+
+
+def test_a_passage_window_shows_each_passage_with_its_neighbours_in_document_order(
+        hotpot_passages):
+    questions, passages = hotpot_passages
+    q = questions.iloc[0]
+    own = passages[passages["collection_id"] == q.collection_id]
+    doc = next(rows for _, rows in own.groupby("doc_id", sort=False) if len(rows) >= 4)
+    p0, p1, p2, p3 = doc.sort_values("order")["passage_id"].tolist()[:4]
+    retrieved = pd.DataFrame([{"question_id": q.question_id, "rank": 0, "passage_id": p2,
+                               "path": p2}])
+    text = own.set_index("passage_id")["text"]
+    with FakeOpenAIServer(reply=lambda prompt: "x") as server:
+        client = _client(server)
+        alone = read_answers(questions.head(1), retrieved, passages, client, "dpr", "numbered",
+                             16, None, context_form="documents").iloc[0]
+        framed = read_answers(questions.head(1), retrieved, passages, client, "dpr",
+                              "numbered", 16, None, context_form="documents",
+                              passage_window=1).iloc[0]
+        prompt = server.requests[-1]["messages"][-1]["content"]
+    assert list(alone["context_ids"]) == [p2]
+    # the passage before and the one after, in document order; not the one two away
+    assert list(framed["context_ids"]) == [p1, p2, p3] and framed["n_contexts"] == 1
+    assert f"1: {doc['title'].iloc[0]}: {text[p1]} {text[p2]} {text[p3]}\n\n" in prompt
+    assert text[p0] not in prompt
+
+
+def test_a_passage_window_needs_the_documents_form(hotpot_passages):
+    questions, passages = hotpot_passages
+    qa, retrieved, _, _ = _two_documents(questions, passages)
+    with pytest.raises(ValueError, match="passage_window .* needs read.context_form documents"):
+        read_answers(qa, retrieved, passages, None, "dpr", "numbered", 16, None,
+                     passage_window=1)
+    with pytest.raises(ValueError, match="passage_window"):
+        ReadParams(passage_window=1, context_form="titled")
+    assert ReadParams(passage_window=1, context_form="documents").passage_window == 1

@@ -202,6 +202,10 @@ class ReadParams(Params):
     # ranked, and max_passages fills from their later passages (kgp_kedro.reading.contexts.
     # within_documents); null: every document the passage budget reaches
     max_documents: PosInt | None = None
+    # each passage of a documents-form context shown with this many passages before and after
+    # it in its document (a sentence's antecedent, the fact beside it; max_passages counts the
+    # retrieved ones); 0: the retrieved passages only (kgp_kedro.reading.reader.passage_windows)
+    passage_window: NonNegInt = 0
     # a choice question ("..., X or Y?"): facts (each option's fact asked from the prompt's
     # contexts, one call an option, then the question asked of the two facts alone; issue
     # 48's position bias), dates (the same fact calls; where the question asks which came
@@ -215,6 +219,14 @@ class ReadParams(Params):
     # or other; else read whole), whole (one call, the paper's); kgp_kedro.reading.hops
     hops: Literal["whole", "chain", "typed"] = "whole"
     hop_examples: PosInt = 4
+
+    @model_validator(mode="after")
+    def _window_needs_documents(self) -> ReadParams:
+        if self.passage_window and self.context_form != "documents":
+            raise ValueError("passage_window shows a passage's neighbours in its document's "
+                             "context: it needs context_form documents, got "
+                             f"{self.context_form!r}")
+        return self
 
     def style(self, method: str) -> str:
         return self.prompt_styles.get(method, self.prompt_styles.get("default", "numbered"))

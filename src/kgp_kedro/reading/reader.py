@@ -62,14 +62,32 @@ def passage_texts(passages: pd.DataFrame, form: str = "passages") -> dict[str, s
             for p, t, x in zip(passages["passage_id"], passages["title"], passages["text"])}
 
 
-def document_contexts(contexts: list[tuple[tuple[str, ...], str]], passages: pd.DataFrame
+def passage_windows(passages: pd.DataFrame, window: int) -> dict[str, tuple[str, ...]]:
+    """``read.passage_window``: each passage's id with the ``window`` passages before and after
+    it in its document (document order), itself included (``passages``: one row a passage,
+    indexed by ``passage_id``); empty for ``window`` 0."""
+    if window <= 0:
+        return {}
+    out: dict[str, tuple[str, ...]] = {}
+    for _, doc in passages.sort_values("order", kind="stable").groupby("doc_id", sort=False):
+        ids = list(doc.index)
+        for i, pid in enumerate(ids):
+            out[pid] = tuple(ids[max(0, i - window):i + window + 1])
+    return out
+
+
+def document_contexts(contexts: list[tuple[tuple[str, ...], str]], passages: pd.DataFrame,
+                      windows: Mapping[str, tuple[str, ...]] | None = None
                       ) -> list[tuple[tuple[str, ...], str]]:
     """``read.context_form: documents``: the distinct passages of the ranked ``contexts``
     grouped by their document, one context a document (``Title: text text …``, its passages
     in document order), the documents in the rank order of their best passage (``passages``: one
-    row a passage, indexed by ``passage_id``). The ids stay
-    the passages', so citations, ``context_sp_recall`` and the cut bookkeeping still resolve."""
+    row a passage, indexed by ``passage_id``); with ``windows`` (:func:`passage_windows`) each
+    passage brings its neighbours. The ids stay the passages' (a neighbour's too), so
+    citations, ``context_sp_recall`` and the cut bookkeeping still resolve."""
     ids = list(dict.fromkeys(p for pids, _ in contexts for p in pids))
+    if windows:
+        ids = list(dict.fromkeys(n for p in ids for n in windows.get(p, (p,))))
     rows = passages.loc[ids, ["doc_id", "title", "text", "order"]]
     out = []
     for _, doc in rows.groupby("doc_id", sort=False):
@@ -117,7 +135,8 @@ def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.
                  context_order: str = "rank", select: str = "none",
                  select_min: int = 2, max_documents: int | None = None,
                  choice: str = "whole", hops: str = "whole",
-                 decompositions: Sequence[tuple[str, Sequence[str]]] = ()) -> pd.DataFrame:
+                 decompositions: Sequence[tuple[str, Sequence[str]]] = (),
+                 passage_window: int = 0) -> pd.DataFrame:
     """One answer per question of ``questions``: the prompt holds the method's ranked contexts
     up to ``max_passages`` distinct passages (all when null), as many of them as fit the
     model's window (lowest-ranked cut first, recorded in ``cut_ids``); a failed call gives an empty answer with ``error`` set (even when every
@@ -144,7 +163,9 @@ def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.
     ``chain`` reads any other question one sub-question at a time
     (:func:`~kgp_kedro.reading.hops.read_by_hops`, the decomposition call shown
     ``decompositions``), ``typed`` the same where the last sub-question asks for the
-    question's kind of answer, ``whole`` in one call."""
+    question's kind of answer, ``whole`` in one call; ``passage_window`` (the ``documents``
+    form only): each passage shown with that many passages before and after it in its
+    document (:func:`passage_windows`; ``max_passages`` counts the retrieved ones)."""
     if choice not in CHOICES:
         raise ValueError(f"read.choice must be one of {CHOICES}, got {choice!r}")
     if hops not in HOPS:
@@ -152,11 +173,15 @@ def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.
     if hops != "whole" and not decompositions:
         raise ValueError(f"read.hops {hops} needs decomposition examples (read.hop_examples > 0 "
                          "and a MuSiQue file among train.sources)")
+    if passage_window and context_form != "documents":
+        raise ValueError("read.passage_window shows a passage's neighbours in its document's "
+                         f"context: it needs read.context_form documents, got {context_form!r}")
     retrieval_llm_calls = retrieval_llm_calls or {}
     instruction = STEPS_INSTRUCTION if answer_form == "steps" else ANSWER_INSTRUCTION
     texts = passage_texts(passages, context_form)
     by_passage = passages.drop_duplicates("passage_id").set_index("passage_id")
     document = by_passage["doc_id"].to_dict()
+    windows = passage_windows(by_passage, passage_window)
     if context_form == "documents":
         style = "numbered"
     by_question = dict(tuple(retrieved.groupby("question_id", sort=False)))
@@ -169,7 +194,7 @@ def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.
                                                           document, max_documents)]
         contexts = contexts[:within_passages([ids for ids, _ in contexts], max_passages)]
         if context_form == "documents" and contexts:
-            contexts = document_contexts(contexts, by_passage)
+            contexts = document_contexts(contexts, by_passage, windows)
         kept = fit_contexts(q.question, [c for _, c in contexts], client.count_tokens, budget,
                             style, instruction)
         offered.append(contexts)

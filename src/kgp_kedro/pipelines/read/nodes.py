@@ -48,4 +48,4 @@ def answer_questions(qa_questions: pd.DataFrame, retrieved: pd.DataFrame, passag
                         params.max_passages, ran_as, calls, params.context_form,
                         params.answer_form, params.context_order, params.select,
                         params.select_min, params.max_documents, params.choice, params.hops,
-                        decompositions)
+                        decompositions, params.passage_window)
