@@ -59,10 +59,10 @@ METHODS = {"golden": {"method": "golden"}, "dpr": {"method": "dpr"},
 SOURCE_ORDER = ["hotpotqa", "musique", "2wikimultihopqa"]
 # the reading chosen (issue 48: the highest mean of Golden and kgp F1 at 30 train questions a
 # source, kgp - DPR >= 0, <= 15 s a question), each candidate's baseline: the best 4
-# documents' passages, a question of several hops read one sub-question at a time where its
-# last sub-question asks for the question's kind of answer, a choice question decided by its
-# facts' dates where they tell
-CHOSEN = "1.5b_documents_4_typed_dates"
+# documents' passages, each with the passage before and after it in its document, a question
+# of several hops read one sub-question at a time where its last sub-question asks for the
+# question's kind of answer, a choice question decided by its facts' dates where they tell
+CHOSEN = "1.5b_documents_4_typed_dates_window1"
 SHORT = ("short", "steps")        # the answer forms that drop a sentence frame
 
 
