@@ -78,7 +78,7 @@ def test_each_piece_replays_store_only_from_its_recordings_into_data():
     pieces = read_pieces(ROOT / PIECES)
     assert list(pieces.pieces) == ["qa_benchmark", "qa_benchmark_30", "small_reader",
                                    "small_reader_siblings", "dev", "dev_chain", "dev_dates",
-                                   "dev_typed", "siblings"]
+                                   "dev_typed", "dev_window", "siblings"]
     command = replay_command(pieces, "siblings", "results", "data/replay")
     assert command[1:4] == ["run", "--env", "qa_benchmark"]
     params = dict(p.split("=", 1) for p in command[-1].split(","))
@@ -105,6 +105,11 @@ def test_each_piece_replays_store_only_from_its_recordings_into_data():
         pieces, "dev_typed", "results", "data/replay")[-1].split(","))
     assert (typed["read.hops"], typed["read.choice"]) == ("typed", "dates")
     assert typed["report.results.benchmark"] == "qa_benchmark_dev_typed"
+    window = dict(p.split("=", 1) for p in replay_command(
+        pieces, "dev_window", "results", "data/replay")[-1].split(","))
+    assert (window["read.passage_window"], window["read.hops"], window["read.choice"]) == (
+        "1", "typed", "dates")
+    assert window["retrieve.replay"] == "results/qa_benchmark_dev_window/retrieved.csv.gz"
     small = dict(p.split("=", 1) for p in replay_command(
         pieces, "qa_benchmark_30", "results", "out", questions=5)[-1].split(","))
     assert small["read.max_passages"] == "null" and small["ingest.qa_questions_per_source"] == "5"
