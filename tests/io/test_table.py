@@ -33,3 +33,20 @@ def test_the_preview_of_a_table_with_list_cells_is_json(tmp_path, questions):
     row = dict(zip(preview["columns"], preview["data"][0]))
     assert row["question"] == questions["question"].iloc[0]
     assert row["answers"] == list(questions["answers"].iloc[0])
+
+
+def test_a_versioned_save_draws_one_version(tmp_path, questions, monkeypatch):
+    """A versioned save draws one timestamp (Kedro would wrap the inherited ``save`` twice and
+    draw two, warning that save and load versions differ when the clock ticks between them),
+    and the version it saved is the one loaded back."""
+    import kedro.io.core as kedro_io
+    from kedro.io.core import Version
+
+    drawn = []
+    real = kedro_io.generate_timestamp
+    monkeypatch.setattr(kedro_io, "generate_timestamp", lambda: drawn.append(1) or real())
+    table = TableDataset(filepath=str(tmp_path / "questions.parquet"), version=Version(None, None))
+    table.save(questions)
+    assert len(drawn) == 1
+    assert table.resolve_load_version() == table.resolve_save_version()
+    pd.testing.assert_frame_equal(table.load(), questions)
