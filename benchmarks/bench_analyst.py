@@ -2,7 +2,8 @@
 bundled 2WikiMultihopQA train records (:mod:`kgp_kedro.asking.benchmark`: multi-hop questions
 whose answer is in a paragraph, only in a facts table, or in no document), once per run of
 ``--runs``: a grounding check (``ask.grounding``), then options after ``/``: ``markdown`` for the
-tables quoted as read (``ask.tables: markdown``) instead of as facts, ``headed`` / ``passage``
+tables quoted as read (``ask.tables: markdown``) instead of as facts, ``composed`` for facts
+with each chain also one fact, ``headed`` / ``passage``
 (``ask.quote_form``), ``distinct`` / ``repeated`` (``ask.distinct_quotes``), ``docs4`` /
 ``docsall`` (``ask.max_documents``: 4, none), ``chain`` / ``whole`` (``ask.hops``),
 ``hopquotesN`` (``ask.hop_quotes``: N)
@@ -73,8 +74,8 @@ def run_ask(folder: Path, extra: list[str]) -> tuple[pd.DataFrame, float]:
 
 
 def run_params(run: str) -> dict[str, str]:
-    """A run's ask parameters: ``grounding[/option...]``, each option ``markdown`` or
-    ``facts`` (``ask.tables``), ``headed`` or ``passage`` (``ask.quote_form``), ``distinct``
+    """A run's ask parameters: ``grounding[/option...]``, each option ``markdown``,
+    ``facts`` or ``composed`` (``ask.tables``), ``headed`` or ``passage`` (``ask.quote_form``), ``distinct``
     or ``repeated`` (``ask.distinct_quotes``), ``docsN`` or ``docsall``
     (``ask.max_documents``: N or null), ``chain`` or ``whole`` (``ask.hops``), ``hopquotesN``
     (``ask.hop_quotes``: N); an option not given: the default of
@@ -88,7 +89,7 @@ def run_params(run: str) -> dict[str, str]:
            "distinct_quotes": str(default.distinct_quotes).lower(), "hops": default.hops,
            "hop_quotes": str(default.hop_quotes)}
     for option in options:
-        if option in ("markdown", "facts"):
+        if option in ("markdown", "facts", "composed"):
             out["tables"] = option
         elif option in ("headed", "passage"):
             out["quote_form"] = option

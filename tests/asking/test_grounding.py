@@ -191,3 +191,15 @@ def test_the_question_s_parenthesized_aside_need_not_be_in_the_quote():
     done = ground(QUESTION, "The child of the director of film Devotion (1929 Film) is "
                   "Lilla Brignone, born in 1931 [1].", [facts], "claim", 80)
     assert done.mark == "not found"
+
+
+def test_an_ordinal_is_one_term_as_the_quote_writes_it():
+    question = "What is the date of death of Henry Lascelles, 5Th Earl Of Harewood's father?"
+    record = next(r for r in RECORDS if r["question"] == question)
+    facts = as_facts("| subject | relation | object |\n| --- | --- | --- |\n"
+                     + "".join(f"| {' | '.join(e)} |\n" for e in record["evidences"]), "Facts")
+    reply = "The date of death of Henry Lascelles, 5th Earl Of Harewood's father is 24 June 1892 [1]."
+    done = ground(question, reply, [facts], "claim", 80)
+    assert (done.mark, done.claims[0].support) == ("supported", [1])
+    # a 6th earl is no word of the quote
+    assert ground(question, reply.replace("5th", "6th"), [facts], "claim", 80).mark == "not found"

@@ -116,3 +116,51 @@ def test_the_converse_is_of_a_one_word_kinship_relation_its_plural_lemmatised():
     assert _holds("Lilla Brignone is the son of Guido Brignone.", [in_law]) is False
     sons = FACTS.splitlines()[2].replace("— child —", "— sons —")
     assert _holds("Guido Brignone's son is Lilla Brignone.", [sons]) is True
+
+
+def _record_facts(question: str, compose: bool) -> str:
+    """The facts table of the train record asking ``question``, as the prompt quotes it."""
+    record = next(r for r in json.loads(TRAIN.read_text()) if r["question"] == question)
+    return as_facts("| subject | relation | object |\n| --- | --- | --- |\n"
+                    + "".join(f"| {' | '.join(e)} |\n" for e in record["evidences"]), "Facts",
+                    compose=compose)
+
+
+ORDELAFFI = "Who is Francesco Iv Ordelaffi's paternal grandfather?"
+
+
+def test_a_composed_chain_is_one_fact_under_its_kinship_word():
+    facts = _record_facts(ORDELAFFI, compose=True)
+    assert facts.splitlines()[1:] == [
+        "Francesco IV Ordelaffi — father — Antonio I Ordelaffi",
+        "Antonio I Ordelaffi — father — Francesco III Ordelaffi",
+        "Francesco IV Ordelaffi — father — Antonio I Ordelaffi — father — Francesco III Ordelaffi",
+        "Francesco IV Ordelaffi — paternal grandfather (father of the father) — "
+        "Francesco III Ordelaffi"]
+    assert statements(facts)[-1] == ("Francesco IV Ordelaffi",
+                                      "paternal grandfather (father of the father)",
+                                      "Francesco III Ordelaffi")
+    assert _record_facts(ORDELAFFI, compose=False) == "\n".join(facts.splitlines()[:-1])
+    # no kinship word for a film's director's place of birth: the relations composed in words
+    reo = _record_facts("Where was the place of death of Reo Fortune's wife?", compose=True)
+    assert reo.splitlines()[-1] == ("Reo Franklin Fortune — place of death of the spouse — "
+                                    "New York")
+    # a wife is no word of the two rows' relations (spouse, place of death), but the claim
+    # names both ends of the composed fact and says its place of death
+    wife = "The place of death of Reo Franklin Fortune's wife was New York."
+    asked = "Where was the place of death of Reo Fortune's wife?"
+    assert _holds(wife, [reo], asked) is True
+    assert _holds(wife, [_record_facts(asked, compose=False)], asked) is False
+
+
+@pytest.mark.parametrize("claim, held", [
+    # the composed fact says the grandfather; the father row read as one still is not held
+    ("Francesco IV Ordelaffi's paternal grandfather is Francesco III Ordelaffi.", True),
+    ("Francesco IV Ordelaffi's paternal grandfather is Antonio I Ordelaffi.", False),
+    ("Francesco IV Ordelaffi's uncle is Francesco III Ordelaffi.", False),
+])
+def test_the_relation_check_reads_a_composed_fact_as_any_fact(claim, held):
+    facts = _record_facts(ORDELAFFI, compose=True)
+    assert _holds(claim, [facts], ORDELAFFI) is held
+    # without the composed line the two rows hold no grandfather: the bridge is not said
+    assert _holds(claim, [_record_facts(ORDELAFFI, compose=False)], ORDELAFFI) is False

@@ -47,12 +47,14 @@ QUOTE_FORMS = ("passage", "headed")
 
 def quoted_text(place: Located, tables: str = "facts", form: str = "passage") -> str:
     """A passage as the prompt quotes it: with ``tables`` ``facts``, a table as facts under
-    its heading (:func:`~kgp_kedro.asking.tables.as_facts`); else its text, after the heading
+    its heading (:func:`~kgp_kedro.asking.tables.as_facts`), with ``composed`` its chained
+    rows also each as one fact; else its text, after the heading
     above it (``Heading: text``) when ``form`` is ``headed`` and it has one (a table's facts
     name the heading already)."""
     if form not in QUOTE_FORMS:
         raise ValueError(f"ask.quote_form must be one of {QUOTE_FORMS}, got {form!r}")
-    if tables == "facts" and (facts := as_facts(place.text, place.heading)) != place.text:
+    if tables in ("facts", "composed") and (facts := as_facts(
+            place.text, place.heading, compose=tables == "composed")) != place.text:
         return facts
     if form == "headed" and place.heading and place.kind not in ("heading", "table"):
         return f"{place.heading}: {place.text}"

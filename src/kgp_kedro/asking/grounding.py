@@ -57,7 +57,8 @@ POINTER = re.compile(r"^(?:this|the|that)\s+(?:information|answer|fact)\b.*\bquo
                      r"^(?:as\s+)?(?:stated|mentioned|found|given|cited)\s+in\s+(?:the\s+)?"
                      r"quotes?\b", re.I)
 _CITED = re.compile(r"^(\s*\[\d+(?:\s*,\s*\d+)*\])+")
-_TERM = re.compile(r"\b(?:[A-Z][\w'’-]*|\d[\d,.]*\d|\d)")
+# a name, or a number with the letters written onto it ("5th", "1990s": one word of a quote)
+_TERM = re.compile(r"\b(?:[A-Z][\w'’-]*|\d[\d,.]*\d[a-z]*|\d[a-z]*)")
 _NAME = re.compile(r"\b[A-Z][\w'’-]+(?:\s+(?:[A-Z][\w'’-]+|[A-Z]\.|von|van|de|del|di|da|"
                    r"la|le|of|ibn|bin|bint))*\s+[A-Z][\w'’-]+")
 _CONTENT = re.compile(r"\b[a-z][a-z'-]{3,}\b")

@@ -282,8 +282,10 @@ class AskParams(Params):
     # (docs/ask.md)
     grounding: Literal["claim", "relation", "answer", "none"] = "relation"
     # a table passage quoted as facts (a "subject — relation — object" line a row, the
-    # chained rows joined: kgp_kedro.asking.tables) or as the markdown table it was read as
-    tables: Literal["facts", "markdown"] = "facts"
+    # chained rows joined: kgp_kedro.asking.tables), as facts with each chain also said as
+    # one fact (composed: "A — paternal grandfather (father of the father) — C"), or as the
+    # markdown table it was read as
+    tables: Literal["facts", "composed", "markdown"] = "facts"
     # quotes from the passages of at most this many files, the best ranked (null: any);
     # kgp_kedro.reading.contexts.within_documents, issue 48's read.max_documents. 4 and
     # headed below: chosen together on the analyst benchmark by a rule stated before the runs
