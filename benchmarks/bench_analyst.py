@@ -6,7 +6,8 @@ tables quoted as read (``ask.tables: markdown``) instead of as facts, ``composed
 with each chain also one fact, ``headed`` / ``passage``
 (``ask.quote_form``), ``distinct`` / ``repeated`` (``ask.distinct_quotes``), ``docs4`` /
 ``docsall`` (``ask.max_documents``: 4, none), ``chain`` / ``whole`` (``ask.hops``),
-``hopquotesN`` (``ask.hop_quotes``: N)
+``hopquotesN`` (``ask.hop_quotes``: N), ``tablesubjects`` (the entity walk's
+``retrieve.methods.kgp.table_subjects``: true)
 (:func:`run_params`;
 an option not given is conf/ask's); every reply through the
 committed store ``results/llm`` (a reply stored there is never asked again; ``--store-only``:
@@ -78,7 +79,8 @@ def run_params(run: str) -> dict[str, str]:
     ``facts`` or ``composed`` (``ask.tables``), ``headed`` or ``passage`` (``ask.quote_form``), ``distinct``
     or ``repeated`` (``ask.distinct_quotes``), ``docsN`` or ``docsall``
     (``ask.max_documents``: N or null), ``chain`` or ``whole`` (``ask.hops``), ``hopquotesN``
-    (``ask.hop_quotes``: N); an option not given: the default of
+    (``ask.hop_quotes``: N), ``tablesubjects`` (``retrieve.methods.kgp.table_subjects``:
+    true, a key of its own); an option not given: the default of
     :class:`~kgp_kedro.config.sections.AskParams` (conf/ask sets none of them)."""
     grounding, *options = run.split("/")
     default = AskParams()
@@ -97,6 +99,8 @@ def run_params(run: str) -> dict[str, str]:
             out["distinct_quotes"] = str(option == "distinct").lower()
         elif option in ("chain", "whole"):
             out["hops"] = option
+        elif option == "tablesubjects":
+            out["retrieve.methods.kgp.table_subjects"] = "true"
         elif option.startswith("hopquotes") and option[9:].isdigit():
             out["hop_quotes"] = option[9:]
         elif option.startswith("docs") and (option[4:] == "all" or option[4:].isdigit()):
@@ -193,8 +197,8 @@ def main() -> None:
     frames, walls = [], {}
     for run in args.runs:
         options = run_params(run)
-        answers, walls[run] = run_ask(args.folder, [f"ask.{k}={v}" for k, v in options.items()]
-                                      + extra)
+        answers, walls[run] = run_ask(args.folder, [f"{k}={v}" if "." in k else f"ask.{k}={v}"
+                                                    for k, v in options.items()] + extra)
         scored = score(answers, questions, quotes(options)).assign(
             run=run, removed=answers["claims"].map(lambda c: _count(c, "unsupported")),
             reattributed=answers["claims"].map(lambda c: _count(c, "re-attributed")))

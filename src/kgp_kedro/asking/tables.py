@@ -8,10 +8,8 @@ for it first ("paternal grandfather (father of the father)", :data:`KINSHIP`). O
 returned as it is."""
 from __future__ import annotations
 
-import re
+from kgp_kedro.corpus.sources.formats.base import table_rows
 
-_SEPARATOR = re.compile(r"^\|(\s*:?-{3,}:?\s*\|)+$")
-_CELL = re.compile(r"(?<!\\)\|")
 DASH = " — "
 # two kinship relations that English says with one word: A's (first)'s (second) is A's word.
 # The words of 2WikiMultihopQA's inference rules; a step- or in-law relation is what the two
@@ -25,17 +23,6 @@ KINSHIP = {
     ("child", "spouse"): "child-in-law", ("sibling", "child"): "nephew or niece",
     ("father", "sibling"): "paternal uncle or aunt", ("mother", "sibling"): "maternal uncle or aunt",
 }
-
-
-def table_rows(text: str) -> list[list[str]] | None:
-    """A markdown pipe table's rows, the header first (its ``---`` line dropped, ``\\|``
-    unescaped); None when ``text`` is not such a table."""
-    lines = [line.strip() for line in text.strip().splitlines()]
-    if len(lines) < 2 or not _SEPARATOR.match(lines[1].replace(" ", "")) \
-            or not all(line.startswith("|") and line.endswith("|") for line in lines):
-        return None
-    return [[cell.strip().replace("\\|", "|") for cell in _CELL.split(line[1:-1])]
-            for i, line in enumerate(lines) if i != 1]
 
 
 def _chains(rows: list[list[str]]) -> list[list[str]]:

@@ -6,7 +6,11 @@ between passages, walked by personalized PageRank (:mod:`kgp_kedro.search.ppr`).
   (:func:`~kgp_kedro.graphs.builders.entity.collection_entities`: the linker's mentions plus
   the collection's document titles as a gazetteer, kept above the link-probability
   ``prior_threshold``), and, with ``same_document``, its own document's title, so that a
-  document's passages and the passages that mention the document meet at one node.
+  document's passages and the passages that mention the document meet at one node; with
+  ``table_subjects``, a table passage's row subjects (the first cell of each row of a markdown
+  table of 3+ columns, the PDF, DOCX and HTML readers' form), kept whatever their link
+  probability: a table names what its rows are about, though a linker may not know a film
+  called "On Top of the World".
 - **Edges**: passage–entity, weight 1 (HippoRAG 2's context edges); passage–passage, each
   passage to its ``links`` nearest passages by cosine of the stored embeddings, kept when the
   cosine is at least ``link_min_similarity``, weighted by the cosine, made symmetric (the
@@ -27,6 +31,7 @@ import numpy as np
 from scipy import sparse
 
 from kgp_kedro.corpus.collection import Collection
+from kgp_kedro.corpus.sources.formats.base import table_rows
 from kgp_kedro.graphs.builders.entity import _ngrams, collection_entities
 from kgp_kedro.graphs.linking import (Mention, entity_tokens, normalise_entity,
                                       strip_disambiguation)
@@ -64,13 +69,25 @@ class EntityPassageGraph:
         return r
 
 
+def row_subjects(text: str) -> set[str]:
+    """The entity keys of a markdown table's row subjects (the first cell of each row below
+    the header, a table of 3+ columns); empty for any other text."""
+    rows = table_rows(text)
+    if rows is None or len(rows[0]) < 3:
+        return set()
+    return {key for row in rows[1:] if (key := normalise_entity(row[0]))}
+
+
 def passage_entities(collection: Collection, mentions: Sequence[Sequence[Mention]],
                      prior_threshold: float, max_entity_tokens: int,
-                     same_document: bool) -> list[set[str]]:
+                     same_document: bool, table_subjects: bool = False) -> list[set[str]]:
     """The entity keys of each passage (see the module)."""
     kept = collection_entities(collection.texts, collection.doc_titles, mentions,
                                prior_threshold, max_entity_tokens)
     found = [set(k) for k in kept]
+    if table_subjects:
+        for keys, text in zip(found, collection.texts):
+            keys |= {k for k in row_subjects(text) if len(k.split()) <= max_entity_tokens}
     if same_document:
         titles = [normalise_entity(strip_disambiguation(t or "")) for t in collection.doc_titles]
         for keys, doc in zip(found, collection.doc_index):
@@ -102,10 +119,11 @@ def passage_links(collection: Collection, k: int, min_similarity: float) -> spar
 def build_entity_passage_graph(collection: Collection, mentions: Sequence[Sequence[Mention]],
                                prior_threshold: float, max_entity_tokens: int,
                                same_document: bool, links: int,
-                               link_min_similarity: float) -> EntityPassageGraph:
+                               link_min_similarity: float,
+                               table_subjects: bool = False) -> EntityPassageGraph:
     """The entity–passage graph of ``collection`` from its passages' linker ``mentions``."""
     keys = passage_entities(collection, mentions, prior_threshold, max_entity_tokens,
-                            same_document)
+                            same_document, table_subjects)
     index: dict[str, int] = {}
     rows, cols = [], []
     for i, found in enumerate(keys):

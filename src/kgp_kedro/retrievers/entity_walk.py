@@ -59,7 +59,7 @@ Damping = Annotated[float, Field(ge=0.0, lt=1.0)]
 NonNegFloat = Annotated[float, Field(ge=0.0)]
 
 GRAPH_FIELDS = {"links", "link_min_similarity", "prior_threshold", "max_entity_tokens",
-                "same_document", "linker"}
+                "same_document", "table_subjects", "linker"}
 
 
 class EntityWalkOptions(Params):
@@ -73,6 +73,9 @@ class EntityWalkOptions(Params):
     prior_threshold: Fraction = 0.8       # the TAGME KG's link-probability threshold
     max_entity_tokens: PosInt = 8         # longest entity matched in a passage or question
     same_document: bool = True            # a passage also joins its document's title node
+    # a table passage also joins its rows' subjects (first cells), whatever the linker finds
+    # (graphs/entity_passage.py); off until an analyst folder judges it (docs/ask.md)
+    table_subjects: bool = False
     linker: LinkerParams = Field(default_factory=LinkerParams)
     tol: NonNegFloat = 1e-8               # power iteration: stop at this L1 change
     max_iter: PosInt = 100
@@ -113,7 +116,7 @@ class PprScorer:
                         else find_mentions(collection.texts, o.linker))
             graph = build_entity_passage_graph(collection, mentions, o.prior_threshold,
                                                o.max_entity_tokens, o.same_document, o.links,
-                                               o.link_min_similarity)
+                                               o.link_min_similarity, o.table_subjects)
             logger.debug("%s: entity-passage graph of %d passages, %d entities, %d links",
                          collection.collection_id, graph.n_passages, len(graph.entities),
                          graph.n_links)

@@ -9,6 +9,7 @@ one module with a :class:`FileReader` subclass registered under its name with it
 from __future__ import annotations
 
 import json
+import re
 from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -84,6 +85,10 @@ def blocks_from_json(layout: str) -> list[Block]:
             for item in json.loads(layout)]
 
 
+_SEPARATOR = re.compile(r"^\|(\s*:?-{3,}:?\s*\|)+$")
+_CELL = re.compile(r"(?<!\\)\|")
+
+
 def _cell(value: object) -> str:
     return " ".join(str(value).split()) if value is not None else ""
 
@@ -100,6 +105,17 @@ def markdown_table(rows: list[list[object]]) -> str:
     lines = ["| " + " | ".join(cells[0]) + " |", "| " + " | ".join(["---"] * width) + " |"]
     lines.extend("| " + " | ".join(row) + " |" for row in cells[1:])
     return "\n".join(lines)
+
+
+def table_rows(text: str) -> list[list[str]] | None:
+    """A markdown pipe table's rows, the header first (its ``---`` line dropped, ``\\|``
+    unescaped); None when ``text`` is not such a table."""
+    lines = [line.strip() for line in text.strip().splitlines()]
+    if len(lines) < 2 or not _SEPARATOR.match(lines[1].replace(" ", "")) \
+            or not all(line.startswith("|") and line.endswith("|") for line in lines):
+        return None
+    return [[cell.strip().replace("\\|", "|") for cell in _CELL.split(line[1:-1])]
+            for i, line in enumerate(lines) if i != 1]
 
 
 def clean_rows(rows: list[list[object]]) -> list[list[str]]:
