@@ -197,8 +197,10 @@ def main() -> None:
     frames, walls = [], {}
     for run in args.runs:
         options = run_params(run)
-        answers, walls[run] = run_ask(args.folder, [f"{k}={v}" if "." in k else f"ask.{k}={v}"
-                                                    for k, v in options.items()] + extra)
+        # the run's options last: they win over a key of --params (a folder recorded with a
+        # setting off replays with it off, its runs that name the option with it on)
+        answers, walls[run] = run_ask(args.folder, extra + [
+            f"{k}={v}" if "." in k else f"ask.{k}={v}" for k, v in options.items()])
         scored = score(answers, questions, quotes(options)).assign(
             run=run, removed=answers["claims"].map(lambda c: _count(c, "unsupported")),
             reattributed=answers["claims"].map(lambda c: _count(c, "re-attributed")))
