@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from kgp_kedro.asking.benchmark import chained
-from kgp_kedro.asking.grounding import NOT_FOUND, aside, ground, terms
+from kgp_kedro.asking.grounding import NOT_FOUND, aside, claims, ground, terms
 from kgp_kedro.asking.relations import relation_key, statements, who_did_what
 from kgp_kedro.asking.tables import as_facts
 
@@ -164,3 +164,20 @@ def test_the_relation_check_reads_a_composed_fact_as_any_fact(claim, held):
     assert _holds(claim, [facts], ORDELAFFI) is held
     # without the composed line the two rows hold no grandfather: the bridge is not said
     assert _holds(claim, [_record_facts(ORDELAFFI, compose=False)], ORDELAFFI) is False
+
+
+ARPAD = "Who is Archduke Joseph Árpád Of Austria's paternal grandfather?"
+
+
+def test_a_name_with_an_accented_capital_is_a_term_and_its_father_row_no_grandfather():
+    facts = _record_facts(ARPAD, compose=False)
+    misread = ("Archduke Joseph Árpád Of Austria's paternal grandfather is Archduke Joseph "
+               "Francis of Austria [1].")
+    assert "árpád" in terms(misread, ARPAD, "relation")
+    # the claim names Árpád and his father: the one fact naming both says `father`
+    assert ground(ARPAD, misread, [facts], "relation", 80).mark == "not found"
+    right = misread.replace("Francis", "August")
+    assert ground(ARPAD, right, [facts], "relation", 80).mark == "supported"
+    # a sentence may start with an accented capital
+    assert [c for c, _ in claims("He was born in 1895. Árpád died in 1957.")] == [
+        "He was born in 1895.", "Árpád died in 1957."]

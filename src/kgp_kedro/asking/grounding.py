@@ -48,9 +48,12 @@ REFUSAL = re.compile(
     r"\b(?:(?:do|does|did)(?: not|n't)|not|cannot|can't|unable to|no)\s+(?:\w+\s+){0,2}?"
     r"(?:answer|mention|mentioned|contain|provide|provided|include|specify|specified|say|"
     r"state|stated|give|given|information|determine|found|find|available|enough)\b", re.I)
+# a capital letter, accented ones too (the "Á" of "Árpád", the "Ø" of "Øystein"): the
+# uppercase letters of the Latin, Greek and Cyrillic blocks
+_UP = "[" + re.escape("".join(c for c in map(chr, range(0x2000)) if c.isupper())) + "]"
 # a sentence ends at . ! ? before a capital or a citation, not after an initial or a title
-_SENTENCE = re.compile(r"(?<!\b[A-Z]\.)(?<!\b(?:Mr|Dr|St|Jr)\.)(?<!\bMrs\.)(?<=[.!?])\s+"
-                       r"(?=[A-Z\[])")
+_SENTENCE = re.compile(rf"(?<!\b{_UP}\.)(?<!\b(?:Mr|Dr|St|Jr)\.)(?<!\bMrs\.)(?<=[.!?])\s+"
+                       rf"(?=(?:{_UP}|\[))")
 # a sentence pointing at the quotes ("This information is found in quote [2]"): its
 # citations belong to the claim before it
 POINTER = re.compile(r"^(?:this|the|that)\s+(?:information|answer|fact)\b.*\bquotes?\b|"
@@ -58,9 +61,9 @@ POINTER = re.compile(r"^(?:this|the|that)\s+(?:information|answer|fact)\b.*\bquo
                      r"quotes?\b", re.I)
 _CITED = re.compile(r"^(\s*\[\d+(?:\s*,\s*\d+)*\])+")
 # a name, or a number with the letters written onto it ("5th", "1990s": one word of a quote)
-_TERM = re.compile(r"\b(?:[A-Z][\w'’-]*|\d[\d,.]*\d[a-z]*|\d[a-z]*)")
-_NAME = re.compile(r"\b[A-Z][\w'’-]+(?:\s+(?:[A-Z][\w'’-]+|[A-Z]\.|von|van|de|del|di|da|"
-                   r"la|le|of|ibn|bin|bint))*\s+[A-Z][\w'’-]+")
+_TERM = re.compile(rf"\b(?:{_UP}[\w'’-]*|\d[\d,.]*\d[a-z]*|\d[a-z]*)")
+_NAME = re.compile(rf"\b{_UP}[\w'’-]+(?:\s+(?:{_UP}[\w'’-]+|{_UP}\.|von|van|de|del|di|da|"
+                   rf"la|le|of|ibn|bin|bint))*\s+{_UP}[\w'’-]+")
 _CONTENT = re.compile(r"\b[a-z][a-z'-]{3,}\b")
 _ASIDE = re.compile(r"\(([^()]*)\)")
 FUNCTION_WORDS = frozenset(
