@@ -203,3 +203,11 @@ def test_an_ordinal_is_one_term_as_the_quote_writes_it():
     assert (done.mark, done.claims[0].support) == ("supported", [1])
     # a 6th earl is no word of the quote
     assert ground(question, reply.replace("5th", "6th"), [facts], "claim", 80).mark == "not found"
+
+
+def test_a_bare_pointer_gives_its_citation_to_the_claim_before_it_a_pointer_with_content_not():
+    assert claims("Devotion was directed by Guido Brignone [1]. This is stated in quote [2].") \
+        == [("Devotion was directed by Guido Brignone.", [1, 2])]
+    with_content = ("Devotion was directed by Guido Brignone [1]. This is stated in the first "
+                    "quote where it mentions that Lilla Brignone is his daughter [2].")
+    assert len(claims(with_content)) == 2

@@ -181,3 +181,24 @@ def test_a_name_with_an_accented_capital_is_a_term_and_its_father_row_no_grandfa
     # a sentence may start with an accented capital
     assert [c for c, _ in claims("He was born in 1895. Árpád died in 1957.")] == [
         "He was born in 1895.", "Árpád died in 1957."]
+
+
+KANG = "Who is the paternal grandfather of King Kang Of Zhou?"
+
+
+@pytest.mark.parametrize("reply, mark", [
+    # the train record's own sentence names both kings and says "son": no grandfather
+    ("King Kang of Zhou's paternal grandfather was King Cheng of Zhou [1].", "not found"),
+    ("King Cheng of Zhou is the father of King Kang of Zhou [1].", "supported"),
+    ("King Kang of Zhou was the son of King Cheng of Zhou [1].", "supported"),
+    # a bare pointer after the removed claim is no claim of its own
+    ("King Kang of Zhou's paternal grandfather was King Cheng of Zhou [1]. This is stated in "
+     "quote [1].", "not found"),
+])
+def test_a_sentence_naming_both_kin_must_say_their_kinship(reply, mark):
+    record = next(r for r in json.loads(TRAIN.read_text()) if r["question"] == KANG)
+    sentence = dict(record["context"])["King Kang of Zhou"][0]
+    assert "son of the King Cheng of Zhou" in sentence
+    assert ground(KANG, reply, [sentence], "relation", 80).mark == mark
+    # the word check, which reads no relation, keeps the misread claim
+    assert ground(KANG, reply, [sentence], "claim", 80).mark == "supported"

@@ -54,9 +54,12 @@ _UP = "[" + re.escape("".join(c for c in map(chr, range(0x2000)) if c.isupper())
 # a sentence ends at . ! ? before a capital or a citation, not after an initial or a title
 _SENTENCE = re.compile(rf"(?<!\b{_UP}\.)(?<!\b(?:Mr|Dr|St|Jr)\.)(?<!\bMrs\.)(?<=[.!?])\s+"
                        rf"(?=(?:{_UP}|\[))")
-# a sentence pointing at the quotes ("This information is found in quote [2]"): its
-# citations belong to the claim before it
+# a sentence pointing at the quotes ("This information is found in quote [2]", "This is
+# stated in quote [5]." and nothing more): its citations belong to the claim before it
 POINTER = re.compile(r"^(?:this|the|that)\s+(?:information|answer|fact)\b.*\bquotes?\b|"
+                     r"^(?:this|that|it)\s+(?:is|was|can\s+be)\s+(?:stated|mentioned|found|"
+                     r"seen|given|cited|shown)\s+(?:in|from)\s+(?:the\s+)?(?:\w+\s+)?quotes?"
+                     r"[\s\d\[\],]*\.?$|"
                      r"^(?:as\s+)?(?:stated|mentioned|found|given|cited)\s+in\s+(?:the\s+)?"
                      r"quotes?\b", re.I)
 _CITED = re.compile(r"^(\s*\[\d+(?:\s*,\s*\d+)*\])+")

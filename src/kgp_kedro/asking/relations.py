@@ -7,7 +7,7 @@ tagger and lemmatizer name the verbs.
 
 The quotes are cut into *statements*: a sentence of prose, or one ``subject — relation —
 object`` fact of a table quoted as facts (:mod:`.tables`; a chained line is its two facts).
-The claim's words are looked for in one statement, else in two. Three rules, each on a
+The claim's words are looked for in one statement, else in two. Four rules, each on a
 statement that holds them:
 
 - **the relation at the answer**: where a statement puts a verb right before a name or number
@@ -20,6 +20,10 @@ statement that holds them:
   and its object both in the claim), the claim says that fact's relation (``father``; its
   converse ``child`` / ``son`` / ``daughter`` counts, :data:`CONVERSE`): a ``father`` row is not
   read as a grandfather or an uncle;
+- **the kin a sentence gives**: where a sentence of prose holds two full names the claim says
+  a kinship between (``grandfather``, ``uncle``, ``wife``), the sentence says that kinship or
+  its converse (:data:`KIN`): "son of King Cheng" does not hold "King Cheng is his paternal
+  grandfather";
 - **the bridge**: two statements joined through a name the claim does not give itself (a film's
   director, named in the film's sentence and in the director's own) hold the claim only when
   the claim says the relation that leads to that name (``directed`` by Edward Ludwig, ``—
@@ -45,6 +49,14 @@ EQUIVALENT = {"bear": "birth", "born": "birth", "die": "death", "dead": "death"}
 # kinship written from either end: "A — father — B" is said by "B's son is A" (relation keys)
 _PARENT, _CHILD = frozenset({"fathe", "mothe", "paren"}), frozenset({"child", "son", "daugh"})
 CONVERSE = {**{k: _CHILD for k in _PARENT}, **{k: _PARENT for k in _CHILD}}
+# kinship words in prose (relation keys) with their converses: a grandparent and a grandchild
+# share the key "grand"; siblings and spouses are their own converses; in-laws are left out
+# (a father-in-law's words hold "father")
+_KIN_GROUPS = [(_PARENT, _CHILD), (frozenset({"grand"}),) * 2,
+               (frozenset({"uncle", "aunt"}), frozenset({"nephe", "niece"})),
+               (frozenset({"broth", "siste", "sibli"}),) * 2,
+               (frozenset({"husba", "wife", "spous", "marry"}),) * 2]
+KIN = {k: one | other for a, b in _KIN_GROUPS for one, other in ((a, b), (b, a)) for k in one}
 WINDOW = 4            # words a verb may stand before the phrase it governs
 VERB_TAGS = frozenset({"VBD", "VBN", "VBG"})
 LINKING = frozenset({"be", "have", "do"})
@@ -153,14 +165,28 @@ def _says_the_fact(statement: tuple[str, str, str], words: set[str], said: set[s
     return bool((rels | converse) & said)
 
 
+def _says_the_kin(sentence: str, names: set[str], said: set[str]) -> bool:
+    """The kin a sentence gives (module docstring): False where the claim says a kinship
+    (``said``, its relation keys) between two full names (``names``) the sentence both
+    holds, and the sentence says neither that kinship nor its converse (:data:`KIN`): "son
+    of King Cheng" is not "King Cheng's grandson"."""
+    kin = said & KIN.keys()
+    if not kin or len(names & _names(sentence)) < 2:
+        return True
+    told = {t[3] for t in _tagged(sentence)} & KIN.keys()
+    return bool(kin & {k for t in told for k in KIN[t]})
+
+
 def _holds(group: tuple, said: set[str], runs: list[list[str]], says: list[set[str]],
-           skip: set[str], given: set[str], words: set[str]) -> bool:
-    """Whether the statements ``group`` hold the claim by the three rules (module docstring):
+           skip: set[str], given: set[str], words: set[str], names: set[str]) -> bool:
+    """Whether the statements ``group`` hold the claim by the four rules (module docstring):
     ``said`` the claim's relation keys, ``runs`` its phrases and ``says`` the relation it puts
     before each, ``skip`` its names and numbers, ``given`` the words it gives itself,
-    ``words`` all its word keys."""
+    ``words`` all its word keys, ``names`` its full names."""
     for statement in group:
         if isinstance(statement, tuple) and not _says_the_fact(statement, words, said):
+            return False
+        if isinstance(statement, str) and not _says_the_kin(statement, names, said):
             return False
         for phrase, said_before in zip(runs, says):
             before = _relation_before(statement, phrase, skip)
@@ -220,4 +246,6 @@ def who_did_what(claim: str, question: str, quotes: list[str], needed: set[str],
     # Came To Cordura) is no relation the claim says
     says = [_relation_before(claim, phrase, named | asked) for phrase in runs]
     words = {t[0] for t in tagged}
-    return any(_holds(group, said, runs, says, named, given, words) for group in holding)
+    names = _names(claim)
+    return any(_holds(group, said, runs, says, named, given, words, names)
+               for group in holding)
