@@ -11,7 +11,8 @@ from __future__ import annotations
 from kgp_kedro.corpus.sources.formats.base import table_rows
 
 DASH = " — "
-# two kinship relations that English says with one word: A's (first)'s (second) is A's word.
+# two kinship relations English says with one word: A's father's father is A's paternal
+# grandfather.
 # The words of 2WikiMultihopQA's inference rules; a step- or in-law relation is what the two
 # rows compose, not a claim that no closer tie exists (the parenthesized chain says so).
 KINSHIP = {
