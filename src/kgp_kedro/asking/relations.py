@@ -49,9 +49,10 @@ EQUIVALENT = {"bear": "birth", "born": "birth", "die": "death", "dead": "death"}
 # kinship written from either end: "A — father — B" is said by "B's son is A" (relation keys)
 _PARENT, _CHILD = frozenset({"fathe", "mothe", "paren"}), frozenset({"child", "son", "daugh"})
 CONVERSE = {**{k: _CHILD for k in _PARENT}, **{k: _PARENT for k in _CHILD}}
-# kinship words in prose (relation keys) with their converses: a grandparent and a grandchild
-# share the key "grand"; siblings and spouses are their own converses; in-laws are left out
-# (a father-in-law's words hold "father")
+# kinship words in prose (relation keys), each with its group's and its converse group's words
+# (a parent's: father, mother, parent; a child's: son, daughter, child): a grandparent and a
+# grandchild share the key "grand"; siblings and spouses are their own converses; in-laws are
+# left out (a father-in-law's words hold "father")
 _KIN_GROUPS = [(_PARENT, _CHILD), (frozenset({"grand"}),) * 2,
                (frozenset({"uncle", "aunt"}), frozenset({"nephe", "niece"})),
                (frozenset({"broth", "siste", "sibli"}),) * 2,

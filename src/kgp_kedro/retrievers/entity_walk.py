@@ -74,7 +74,8 @@ class EntityWalkOptions(Params):
     max_entity_tokens: PosInt = 8         # longest entity matched in a passage or question
     same_document: bool = True            # a passage also joins its document's title node
     # a table passage also joins its rows' subjects (first cells), whatever the linker finds
-    # (graphs/entity_passage.py); off until an analyst folder judges it (docs/ask.md)
+    # (graphs/entity_passage.py); off here (the qa sources have no tables), on in the ask env,
+    # chosen on an analyst folder (docs/ask.md)
     table_subjects: bool = False
     linker: LinkerParams = Field(default_factory=LinkerParams)
     tol: NonNegFloat = 1e-8               # power iteration: stop at this L1 change

@@ -108,8 +108,9 @@ def markdown_table(rows: list[list[object]]) -> str:
 
 
 def table_rows(text: str) -> list[list[str]] | None:
-    """A markdown pipe table's rows, the header first (its ``---`` line dropped, ``\\|``
-    unescaped); None when ``text`` is not such a table."""
+    """A markdown pipe table's rows (:func:`markdown_table`'s form read back), the header
+    first (its ``---`` line dropped, ``\\|`` unescaped); None when ``text`` is not such a
+    table."""
     lines = [line.strip() for line in text.strip().splitlines()]
     if len(lines) < 2 or not _SEPARATOR.match(lines[1].replace(" ", "")) \
             or not all(line.startswith("|") and line.endswith("|") for line in lines):
