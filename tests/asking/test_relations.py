@@ -145,12 +145,14 @@ def test_a_composed_chain_is_one_fact_under_its_kinship_word():
     reo = _record_facts("Where was the place of death of Reo Fortune's wife?", compose=True)
     assert reo.splitlines()[-1] == ("Reo Franklin Fortune — place of death of the spouse — "
                                     "New York")
-    # a wife is no word of the two rows' relations (spouse, place of death), but the claim
-    # names both ends of the composed fact and says its place of death
+    # the claim names both ends of the composed fact and says its place of death; the two rows
+    # hold it too, a wife being a spouse (SAME); a daughter is not
     wife = "The place of death of Reo Franklin Fortune's wife was New York."
     asked = "Where was the place of death of Reo Fortune's wife?"
-    assert _holds(wife, [reo], asked) is True
-    assert _holds(wife, [_record_facts(asked, compose=False)], asked) is False
+    rows = _record_facts(asked, compose=False)
+    assert _holds(wife, [reo], asked) is True and _holds(wife, [rows], asked) is True
+    assert _holds(wife.replace("wife", "daughter"), [rows], asked) is False
+    assert _holds(wife.replace("wife", "husband"), [rows], asked) is True
 
 
 @pytest.mark.parametrize("claim, held", [

@@ -58,6 +58,9 @@ _KIN_GROUPS = [(_PARENT, _CHILD), (frozenset({"grand"}),) * 2,
                (frozenset({"broth", "siste", "sibli"}),) * 2,
                (frozenset({"husba", "wife", "spous", "marry"}),) * 2]
 KIN = {k: one | other for a, b in _KIN_GROUPS for one, other in ((a, b), (b, a)) for k in one}
+# words of one relation: a claim saying ``wife`` or ``husband`` says the ``spouse`` of a fact
+# (and ``brother`` or ``sister`` its ``sibling``), for every rule
+SAME = {k: group for group in (_KIN_GROUPS[4][0], _KIN_GROUPS[3][0]) for k in group}
 WINDOW = 4            # words a verb may stand before the phrase it governs
 VERB_TAGS = frozenset({"VBD", "VBN", "VBG"})
 LINKING = frozenset({"be", "have", "do"})
@@ -239,13 +242,15 @@ def who_did_what(claim: str, question: str, quotes: list[str], needed: set[str],
         return True
     tagged = _tagged(claim)
     said = {t[3] for t in tagged if t[2] in ("NOUN", "VERB", "ADJ")}
+    said |= {word for k in said for word in SAME.get(k, ())}
     named = {t[0] for t in tagged if t[2] in ("PROPN", "NUM")}
     given = {t[0] for t in tagged} - aside
     asked = _keys(question)
     runs = _runs(claim, named - asked)
     # the question's words are passed over before a phrase of the claim: a title's verb (They
     # Came To Cordura) is no relation the claim says
-    says = [_relation_before(claim, phrase, named | asked) for phrase in runs]
+    says = [(before := _relation_before(claim, phrase, named | asked))
+            | {word for k in before for word in SAME.get(k, ())} for phrase in runs]
     words = {t[0] for t in tagged}
     names = _names(claim)
     return any(_holds(group, said, runs, says, named, given, words, names)
