@@ -53,14 +53,15 @@ CONVERSE = {**{k: _CHILD for k in _PARENT}, **{k: _PARENT for k in _CHILD}}
 # (a parent's: father, mother, parent; a child's: son, daughter, child): a grandparent and a
 # grandchild share the key "grand"; siblings and spouses are their own converses; in-laws are
 # left out (a father-in-law's words hold "father")
+_SIBLING = frozenset({"broth", "siste", "sibli"})
+_SPOUSE = frozenset({"husba", "wife", "spous", "marry"})
 _KIN_GROUPS = [(_PARENT, _CHILD), (frozenset({"grand"}),) * 2,
                (frozenset({"uncle", "aunt"}), frozenset({"nephe", "niece"})),
-               (frozenset({"broth", "siste", "sibli"}),) * 2,
-               (frozenset({"husba", "wife", "spous", "marry"}),) * 2]
+               (_SIBLING, _SIBLING), (_SPOUSE, _SPOUSE)]
 KIN = {k: one | other for a, b in _KIN_GROUPS for one, other in ((a, b), (b, a)) for k in one}
 # words of one relation: a claim saying ``wife`` or ``husband`` says the ``spouse`` of a fact
 # (and ``brother`` or ``sister`` its ``sibling``), for every rule
-SAME = {k: group for group in (_KIN_GROUPS[4][0], _KIN_GROUPS[3][0]) for k in group}
+SAME = {k: group for group in (_SPOUSE, _SIBLING) for k in group}
 WINDOW = 4            # words a verb may stand before the phrase it governs
 VERB_TAGS = frozenset({"VBD", "VBN", "VBG"})
 LINKING = frozenset({"be", "have", "do"})
@@ -169,6 +170,11 @@ def _says_the_fact(statement: tuple[str, str, str], words: set[str], said: set[s
     return bool((rels | converse) & said)
 
 
+def _with_same(keys: set[str]) -> set[str]:
+    """Relation keys with the other words of their relation (:data:`SAME`)."""
+    return keys | {word for k in keys for word in SAME.get(k, ())}
+
+
 def _says_the_kin(sentence: str, names: set[str], said: set[str]) -> bool:
     """The kin a sentence gives (module docstring): False where the claim says a kinship
     (``said``, its relation keys) between two full names (``names``) the sentence both
@@ -241,16 +247,14 @@ def who_did_what(claim: str, question: str, quotes: list[str], needed: set[str],
     if not holding:
         return True
     tagged = _tagged(claim)
-    said = {t[3] for t in tagged if t[2] in ("NOUN", "VERB", "ADJ")}
-    said |= {word for k in said for word in SAME.get(k, ())}
+    said = _with_same({t[3] for t in tagged if t[2] in ("NOUN", "VERB", "ADJ")})
     named = {t[0] for t in tagged if t[2] in ("PROPN", "NUM")}
     given = {t[0] for t in tagged} - aside
     asked = _keys(question)
     runs = _runs(claim, named - asked)
     # the question's words are passed over before a phrase of the claim: a title's verb (They
     # Came To Cordura) is no relation the claim says
-    says = [(before := _relation_before(claim, phrase, named | asked))
-            | {word for k in before for word in SAME.get(k, ())} for phrase in runs]
+    says = [_with_same(_relation_before(claim, phrase, named | asked)) for phrase in runs]
     words = {t[0] for t in tagged}
     names = _names(claim)
     return any(_holds(group, said, runs, says, named, given, words, names)

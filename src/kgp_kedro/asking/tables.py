@@ -37,7 +37,7 @@ def _chains(rows: list[list[str]]) -> list[list[str]]:
 def composed(chain: list[str]) -> str:
     """A chain ``[A, r1, B, r2, C]`` said as one fact ``A — r2 of the r1 — C``, the kinship
     word first when the two relations have one (:data:`KINSHIP`)."""
-    first, second = chain[1].strip(), chain[3].strip()
+    first, second = chain[1], chain[3]
     relation = f"{second} of the {first}"
     word = KINSHIP.get((first.casefold(), second.casefold()))
     return DASH.join([chain[0], f"{word} ({relation})" if word else relation, chain[-1]])
