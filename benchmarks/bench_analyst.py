@@ -1,6 +1,7 @@
 """The analyst benchmark of issue 49: `kedro run --env ask` over a folder of PDFs made from
 bundled 2WikiMultihopQA train records (:mod:`kgp_kedro.asking.benchmark`: multi-hop questions
-whose answer is in a paragraph, only in a facts table, or in no document), once per run of
+whose answer is in a paragraph, only in a facts table, or in no document; ``--source musique``:
+from MuSiQue's, :mod:`kgp_kedro.asking.benchmark_musique`), once per run of
 ``--runs``: a grounding check (``ask.grounding``), then options after ``/``: ``markdown`` for the
 tables quoted as read (``ask.tables: markdown``) instead of as facts, ``composed`` for facts
 with each chain also one fact, ``headed`` / ``passage``
@@ -47,11 +48,20 @@ import pandas as pd
 
 from kgp_kedro.asking import locate_passages
 from kgp_kedro.asking.answers import quoted_text
-from kgp_kedro.asking.benchmark import KINDS, make_folder, score, summary
+from kgp_kedro.asking import benchmark_musique
+from kgp_kedro.asking.benchmark import KINDS, make_folder, plan, score, summary
 from kgp_kedro.config.sections import AskParams
 
 ROOT = Path(__file__).resolve().parents[1]
-TRAIN = ROOT / "data" / "01_raw" / "2wikimultihopqa" / "train_sample500.json"
+RAW = ROOT / "data" / "01_raw"
+# --source: the bundled train file, how to read it, each record's id key and the planner
+SOURCES = {
+    "2wiki": (RAW / "2wikimultihopqa" / "train_sample500.json",
+              json.loads, "_id", plan),
+    "musique": (RAW / "musique" / "musique_ans_v1.0_train_sample100.jsonl",
+                lambda text: [json.loads(line) for line in text.splitlines() if line.strip()],
+                "id", benchmark_musique.plan),
+}
 ANSWERS = ROOT / "data" / "ask" / "08_reporting" / "ask_answers.parquet"
 PASSAGES = ROOT / "data" / "ask" / "03_primary" / "passages.parquet"
 
@@ -173,6 +183,9 @@ def recorded_load_and_walls(text: str) -> tuple[float, dict[str, float]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--per-kind", type=int, default=12)
+    parser.add_argument("--source", choices=sorted(SOURCES), default="2wiki",
+                        help="the bundled train records the folder is made from "
+                             "(kgp_kedro.asking.benchmark, .benchmark_musique)")
     parser.add_argument("--runs", nargs="+",
                         default=["claim", "answer", "none", "claim/markdown"])
     parser.add_argument("--folder", type=Path, default=ROOT / "data/01_raw/analyst_benchmark")
@@ -190,8 +203,9 @@ def main() -> None:
     load = os.getloadavg()[0]
     left_out = {json.loads(line)["id"] for path in args.exclude
                 for line in path.read_text().splitlines() if line.strip()}
-    questions = make_folder(args.folder, [r for r in json.loads(TRAIN.read_text())
-                                          if r["_id"] not in left_out], args.per_kind)
+    train, read, key, planner = SOURCES[args.source]
+    questions = make_folder(args.folder, [r for r in read(train.read_text())
+                                          if r[key] not in left_out], args.per_kind, planner)
     extra = ["llm.store=results/llm", *(["llm.store_only=true"] if args.store_only else []),
              *[p for p in args.params.split(",") if p]]
     frames, walls = [], {}

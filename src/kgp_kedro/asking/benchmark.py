@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 import pandas as pd
@@ -71,7 +71,7 @@ def _paragraphs(record: dict, kind: str) -> list[tuple[str, str]]:
             if kind == "text" or title not in supporting]
 
 
-def _holds(paragraphs: list[tuple[str, str]], answer: str) -> bool:
+def holds(paragraphs: list[tuple[str, str]], answer: str) -> bool:
     """Whether ``answer`` (normalized) is a phrase of one of ``paragraphs`` (normalized)."""
     return any(f" {normalize_answer(answer)} " in f" {normalize_answer(text)} "
                for _, text in paragraphs)
@@ -88,15 +88,27 @@ def plan(records: Iterable[dict], per_kind: int) -> list[dict]:
         if record is None:
             raise ValueError(f"too few eligible records for {per_kind} questions of each kind")
         paragraphs = _paragraphs(record, kind)
-        if _holds(paragraphs, record["answer"]) != (kind == "text"):
+        if holds(paragraphs, record["answer"]) != (kind == "text"):
             continue
         chosen.append({"id": record["_id"], "file": f"file_{len(chosen) + 1:02d}.pdf",
                        "kind": kind, "question": record["question"],
                        "answer": record["answer"], "paragraphs": paragraphs,
                        "facts": record["evidences"] if kind == "table" else []})
+    return without_answered_none(chosen)
+
+
+def golds(item: Mapping) -> list[str]:
+    """A question's gold answer and its other accepted answers (``answers``, the documents
+    format's key: MuSiQue's ``answer_aliases``; 2Wiki has none)."""
+    return [item["answer"], *item.get("answers", [])]
+
+
+def without_answered_none(chosen: list[dict]) -> list[dict]:
+    """``chosen`` less each ``none`` question whose answer (or another of its answers) is a phrase of any
+    chosen file's paragraph; logs the kinds kept and the number dropped."""
     everything = [p for item in chosen for p in item["paragraphs"]]
-    kept = [item for item in chosen
-            if item["kind"] != "none" or not _holds(everything, item["answer"])]
+    kept = [item for item in chosen if item["kind"] != "none"
+            or not any(holds(everything, gold) for gold in golds(item))]
     logger.info("analyst benchmark: %d questions (%s); %d dropped (the answer of a none "
                 "question in another file)", len(kept), ", ".join(
                     f"{sum(i['kind'] == k for i in kept)} {k}" for k in KINDS),
@@ -135,16 +147,21 @@ def render_pdf(path: Path, paragraphs: list[tuple[str, str]], facts: list[list[s
     pdf.output(str(path))
 
 
-def make_folder(out: Path, records: Iterable[dict], per_kind: int) -> list[dict]:
-    """The benchmark folder ``out``: one PDF per question and ``questions.jsonl`` (``id``,
-    ``question``, ``answer``, ``supporting_docs``: its file unless the kind is ``none``, and
-    ``kind``); returns those records."""
+def make_folder(out: Path, records: Iterable[dict], per_kind: int,
+                planner: Callable[[Iterable[dict], int], list[dict]] = plan) -> list[dict]:
+    """The benchmark folder ``out``: one PDF per question of ``planner`` (:func:`plan` for 2Wiki
+    records, :func:`~kgp_kedro.asking.benchmark_musique.plan` for MuSiQue's) and
+    ``questions.jsonl`` (``id``, ``question``, ``answer``, ``answers`` where the record has
+    other accepted answers, ``supporting_docs``: its file unless the kind is ``none``, and ``kind``); returns
+    those records."""
     out.mkdir(parents=True, exist_ok=True)
     questions = []
-    for item in plan(records, per_kind):
+    for item in planner(records, per_kind):
         render_pdf(out / item["file"], item["paragraphs"], item["facts"])
         questions.append({"id": item["id"], "question": item["question"],
-                          "answer": item["answer"], "kind": item["kind"],
+                          "answer": item["answer"],
+                          **({"answers": item["answers"]} if item.get("answers") else {}),
+                          "kind": item["kind"],
                           "supporting_docs": [] if item["kind"] == "none" else [item["file"]]})
     (out / "questions.jsonl").write_text("".join(json.dumps(q) + "\n" for q in questions))
     return questions
@@ -166,7 +183,7 @@ def score(answers: pd.DataFrame, questions: list[dict],
     ``quoted``: the gold answer (normalized) a phrase of a quote of its prompt (``quotes``:
     each passage id's text as the prompt quotes it; ``answers``' ``context_ids``); ``em``,
     ``f1`` and ``correct`` (the gold answer inside the answer; an answer marked ``not found``
-    is not correct) against the gold answer, ``correct_dates`` the same or a full date gold
+    is not correct) against the gold answer, the best of it and its other answers (:func:`golds`), ``correct_dates`` the same or a full date gold
     answer stated in its other written form (:func:`same_date`); ``abstained`` (marked
     ``not found``);
     ``seconds`` (retrieval and the reader)."""
@@ -174,15 +191,16 @@ def score(answers: pd.DataFrame, questions: list[dict],
     rows = []
     for row in answers.itertuples(index=False):
         q = gold[row.question_id]
-        found = row.mark != "not found"
-        held = contains_answer(row.answer, q["answer"]) if found else 0.0
+        found, answers = row.mark != "not found", golds(q)
+        held = max(contains_answer(row.answer, g) for g in answers) if found else 0.0
         rows.append({"question_id": row.question_id, "kind": q["kind"], "gold": q["answer"],
                      "answer": row.answer, "mark": row.mark,
-                     "quoted": _holds([("", quotes[p]) for p in row.context_ids], q["answer"]),
-                     "em": exact_match(row.answer, q["answer"]) if found else 0.0,
-                     "f1": f1_score(row.answer, q["answer"]) if found else 0.0,
+                     "quoted": any(holds([("", quotes[p]) for p in row.context_ids], g)
+                                   for g in answers),
+                     "em": max(exact_match(row.answer, g) for g in answers) if found else 0.0,
+                     "f1": max(f1_score(row.answer, g) for g in answers) if found else 0.0,
                      "correct": held,
-                     "correct_dates": max(held, same_date(row.answer, q["answer"]))
+                     "correct_dates": max(held, *(same_date(row.answer, g) for g in answers))
                      if found else 0.0,
                      "abstained": not found,
                      "seconds": (row.retrieval_ms + row.latency_ms) / 1000})
