@@ -32,6 +32,9 @@ Usage::
     python benchmarks/bench_analyst.py --folder data/01_raw/analyst_third \
         --exclude data/01_raw/analyst_benchmark/questions.jsonl \
         data/01_raw/analyst_heldout/questions.jsonl --out results/analyst/third
+    # a folder of MuSiQue's questions (21: the most its bundled records make)
+    python benchmarks/bench_analyst.py --source musique --per-kind 8 \
+        --folder data/01_raw/analyst_musique --out results/analyst/musique
 """
 from __future__ import annotations
 
