@@ -49,9 +49,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from kgp_kedro.asking import locate_passages
+from kgp_kedro.asking import benchmark_musique, locate_passages
 from kgp_kedro.asking.answers import quoted_text
-from kgp_kedro.asking import benchmark_musique
 from kgp_kedro.asking.benchmark import KINDS, make_folder, plan, score, summary
 from kgp_kedro.config.sections import AskParams
 

@@ -1,6 +1,6 @@
 """The analyst benchmark (issue 49): a folder of PDFs with gold answers made from bundled
-2WikiMultihopQA **train** records by fixed rules (no question picked by eye), and the scores of
-an ask run's answers over it.
+2WikiMultihopQA **train** records by fixed rules (no question picked by eye; MuSiQue's:
+:mod:`.benchmark_musique`), and the scores of an ask run's answers over it.
 
 Each chosen record becomes one PDF (its paragraphs under their titles, three a page) and one
 question, of one of three kinds, assigned in turn to the eligible records in file order:
@@ -42,7 +42,8 @@ _PUNCTUATION = str.maketrans({"–": "-", "—": "-", "‐": "-", "’": "'", "�
                               "”": '"', "…": "..."})
 
 
-def _latin(text: str) -> bool:
+def is_latin(text: str) -> bool:
+    """Whether fpdf2's latin-1 core fonts write ``text`` as it is."""
     try:
         text.encode("latin-1")
     except UnicodeEncodeError:
@@ -61,7 +62,7 @@ def chained(record: dict) -> bool:
     ev = record["evidences"]
     return (record["type"] in ("compositional", "inference") and len(ev) == 2
             and ev[0][2] == ev[1][0] and ev[1][2] == record["answer"]
-            and all(_latin(t) for t in [record["question"], record["answer"], *sum(ev, [])]))
+            and all(is_latin(t) for t in [record["question"], record["answer"], *sum(ev, [])]))
 
 
 def _paragraphs(record: dict, kind: str) -> list[tuple[str, str]]:
@@ -104,8 +105,8 @@ def golds(item: Mapping) -> list[str]:
 
 
 def without_answered_none(chosen: list[dict]) -> list[dict]:
-    """``chosen`` less each ``none`` question whose answer (or another of its answers) is a phrase of any
-    chosen file's paragraph; logs the kinds kept and the number dropped."""
+    """``chosen`` less each ``none`` question whose answer (or another of its answers) is a
+    phrase of any chosen file's paragraph; logs the kinds kept and the number dropped."""
     everything = [p for item in chosen for p in item["paragraphs"]]
     kept = [item for item in chosen if item["kind"] != "none"
             or not any(holds(everything, gold) for gold in golds(item))]
@@ -152,8 +153,8 @@ def make_folder(out: Path, records: Iterable[dict], per_kind: int,
     """The benchmark folder ``out``: one PDF per question of ``planner`` (:func:`plan` for 2Wiki
     records, :func:`~kgp_kedro.asking.benchmark_musique.plan` for MuSiQue's) and
     ``questions.jsonl`` (``id``, ``question``, ``answer``, ``answers`` where the record has
-    other accepted answers, ``supporting_docs``: its file unless the kind is ``none``, and ``kind``); returns
-    those records."""
+    other accepted answers, ``supporting_docs``: its file unless the kind is ``none``, and
+    ``kind``); returns those records."""
     out.mkdir(parents=True, exist_ok=True)
     questions = []
     for item in planner(records, per_kind):
@@ -183,10 +184,10 @@ def score(answers: pd.DataFrame, questions: list[dict],
     ``quoted``: the gold answer (normalized) a phrase of a quote of its prompt (``quotes``:
     each passage id's text as the prompt quotes it; ``answers``' ``context_ids``); ``em``,
     ``f1`` and ``correct`` (the gold answer inside the answer; an answer marked ``not found``
-    is not correct) against the gold answer, the best of it and its other answers (:func:`golds`), ``correct_dates`` the same or a full date gold
-    answer stated in its other written form (:func:`same_date`); ``abstained`` (marked
-    ``not found``);
-    ``seconds`` (retrieval and the reader)."""
+    is not correct) against the gold answer, ``correct_dates`` the same or a full date gold
+    answer stated in its other written form (:func:`same_date`), each the best over the gold
+    answer and the question's other answers (:func:`golds`); ``abstained`` (marked
+    ``not found``); ``seconds`` (retrieval and the reader)."""
     gold = {q["id"]: q for q in questions}
     rows = []
     for row in answers.itertuples(index=False):

@@ -22,17 +22,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from kgp_kedro.asking.benchmark import KINDS, holds, latin, without_answered_none
-
-
-def _latin(text: str) -> bool:
-    return latin(text) == text
-
+from kgp_kedro.asking.benchmark import KINDS, holds, is_latin, latin, without_answered_none
 
 def eligible(record: dict) -> bool:
     """Whether ``record`` may be a question of some kind (module docstring)."""
     return (record.get("answerable", True) and len(record["question_decomposition"]) == 2
-            and all(_latin(t) for t in [record["question"], record["answer"],
+            and all(is_latin(t) for t in [record["question"], record["answer"],
                                         *record["answer_aliases"]]))
 
 
@@ -48,7 +43,7 @@ def facts(record: dict) -> list[list[str]]:
         if rows:
             subject = re.sub(r"\s+\)", ")", subject.replace("#1", rows[-1][2]))
         rows.append([subject, relation, hop["answer"].strip()])
-    return rows if all(_latin(cell) for row in rows for cell in row) else []
+    return rows if all(is_latin(cell) for row in rows for cell in row) else []
 
 
 def _paragraphs(record: dict, kind: str) -> list[tuple[str, str]]:
