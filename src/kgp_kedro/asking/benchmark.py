@@ -192,16 +192,16 @@ def score(answers: pd.DataFrame, questions: list[dict],
     rows = []
     for row in answers.itertuples(index=False):
         q = gold[row.question_id]
-        found, answers = row.mark != "not found", golds(q)
-        held = max(contains_answer(row.answer, g) for g in answers) if found else 0.0
+        found, accepted = row.mark != "not found", golds(q)
+        held = contains_answer(row.answer, accepted) if found else 0.0
         rows.append({"question_id": row.question_id, "kind": q["kind"], "gold": q["answer"],
                      "answer": row.answer, "mark": row.mark,
                      "quoted": any(holds([("", quotes[p]) for p in row.context_ids], g)
-                                   for g in answers),
-                     "em": max(exact_match(row.answer, g) for g in answers) if found else 0.0,
-                     "f1": max(f1_score(row.answer, g) for g in answers) if found else 0.0,
+                                   for g in accepted),
+                     "em": exact_match(row.answer, accepted) if found else 0.0,
+                     "f1": f1_score(row.answer, accepted) if found else 0.0,
                      "correct": held,
-                     "correct_dates": max(held, *(same_date(row.answer, g) for g in answers))
+                     "correct_dates": max(held, *(same_date(row.answer, g) for g in accepted))
                      if found else 0.0,
                      "abstained": not found,
                      "seconds": (row.retrieval_ms + row.latency_ms) / 1000})

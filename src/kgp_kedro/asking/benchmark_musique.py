@@ -24,6 +24,7 @@ from collections.abc import Iterable
 
 from kgp_kedro.asking.benchmark import KINDS, holds, is_latin, latin, without_answered_none
 
+
 def eligible(record: dict) -> bool:
     """Whether ``record`` may be a question of some kind (module docstring)."""
     return (record.get("answerable", True) and len(record["question_decomposition"]) == 2
