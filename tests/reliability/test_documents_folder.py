@@ -151,10 +151,15 @@ def test_non_utf8_questions_file_names_the_line(folder):
         read_source("documents", folder, "d")
 
 
-def test_non_utf8_document_names_the_file(folder):
+def test_a_latin1_document_is_read_and_an_undecodable_one_skipped_naming_the_file(folder):
     (folder / "doc1.txt").write_bytes(b"Caf\xe9 au lait")
-    with pytest.raises(DatasetFormatError, match=r"doc1\.txt: file: not UTF-8 text"):
-        read_source("documents", folder, "d")
+    (folder / "doc2.txt").write_bytes(b"\x00\x01 no text \x81\xff")
+    result = read_source_with_skipped("documents", folder, "d")
+    assert _names(result) == ["doc1.txt", "sub/first.md"]
+    assert [d["text"] for d in result.documents if d["doc_id"] == "d/doc1.txt"] == [
+        "Café au lait"]
+    skipped = _skipped(result)["doc2.txt"]
+    assert skipped["kind"] == "unreadable" and skipped["reason"].startswith("not text")
 
 
 @pytest.mark.parametrize("field,value,expected", [

@@ -6,8 +6,8 @@ An entry is what the file's reader gave (:class:`~kgp_kedro.corpus.sources.forma
 as JSON), or the :class:`~kgp_kedro.corpus.sources.formats.FileReadError` reason when it could
 not be read (an unchanged unreadable file is not tried again). Its identity holds
 :data:`PARSE_FORMAT` and the versions of the extraction libraries, so a new pdfplumber,
-python-docx or BeautifulSoup (or a change of the readers, bumping :data:`PARSE_FORMAT`) parses
-again. Cached content is never compared with a path or a name: two files with the same bytes
+pypdfium2, python-docx or BeautifulSoup (or a change of the readers, bumping
+:data:`PARSE_FORMAT`) parses again. Cached content is never compared with a path or a name: two files with the same bytes
 share one entry.
 """
 from __future__ import annotations
@@ -25,8 +25,9 @@ from kgp_kedro.models.cache import cached_map, file_sha256, open_cache, package_
 
 logger = logging.getLogger(__name__)
 
-PARSE_FORMAT = 1   # bump when a reader's output changes
-LIBRARIES = ("pdfplumber", "pdfminer.six", "python-docx", "beautifulsoup4", "lxml")
+PARSE_FORMAT = 2   # bump when a reader's output changes (2: PDF text read by PDFium)
+LIBRARIES = ("pdfplumber", "pdfminer.six", "pypdfium2", "python-docx", "beautifulsoup4",
+             "lxml")
 
 
 def _identity(_memo: Any) -> dict[str, Any]:

@@ -1,8 +1,17 @@
-"""PDF (pdfplumber, over pdfminer.six): per page, the ruled tables (``find_tables``) as
-markdown with their position, and the text outside them as paragraphs in reading order (lines
-top to bottom, a paragraph broken at a vertical gap or a change of font size; a line set in a
-font clearly larger than the page's body text is a heading). Tables and paragraphs are merged
-by their top edge.
+"""PDF: the text from PDFium (pypdfium2), the ruled tables from pdfplumber (over pdfminer.six).
+
+Per page, the ruled tables (pdfplumber's ``find_tables``, on pages that draw any path) become
+markdown with their position, their cells read by PDFium; the text outside them becomes
+paragraphs in the order the file draws it (PDFium's order, which keeps each column of a
+two-column page whole), lines grouped into a paragraph until a vertical gap, a jump to another
+column, or a change of font size; a line set in a font clearly larger than the page's body
+text is a heading. A table goes before the first paragraph below it in its column.
+
+PDFium maps glyphs through the font's own encoding where the file has no ``ToUnicode`` map (a
+LaTeX font's ``fi``, ``⟨``, ``≤``), so no ``(cid:N)`` comes out; a glyph it cannot map is left
+out. Ligature code points (``ﬁ``, ``ﬂ``, ...) are spelled out, and a word hyphenated at a line
+end is joined (``manu-``/``al``: ``manual``) unless the file writes the hyphenated form
+elsewhere (``camera-ready``).
 
 A page with no characters is reported, not read as empty: ``no_text_layer`` (an image without
 text, i.e. a scan: there is no OCR here) or a blank page; a page the extractor fails on is
@@ -11,8 +20,14 @@ password, not a PDF, truncated beyond repair) or whose every page fails raises
 :class:`FileReadError` naming the file (and the page)."""
 from __future__ import annotations
 
+import ctypes
+import dataclasses
 import logging
+import math
+import re
 import statistics
+import unicodedata
+from dataclasses import dataclass
 from pathlib import Path
 
 from kgp_kedro.corpus.sources.formats.base import (FILE_READERS, Block, FileContent, FileReader,
@@ -23,48 +38,152 @@ logger = logging.getLogger(__name__)
 
 HEADING_SIZE_RATIO = 1.15   # a line this much larger than the body font is a heading
 PARAGRAPH_GAP = 0.6         # a gap above a line over this share of the line height breaks
+LINE_END_HYPHEN = "\ufffe"  # PDFium's mark of a hyphen ending a line inside a word
+LIGATURES = {code: unicodedata.normalize("NFKC", chr(code)) for code in range(0xFB00, 0xFB07)}
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_HYPHENATED = re.compile(rf"(\w+){LINE_END_HYPHEN}(\w+)")
+_COMPOUND = re.compile(r"\w+(?:-\w+)+")
+
+Box = tuple[float, float, float, float]   # x0, top, x1, bottom: points from the top left
 
 
-def _inside(obj: dict, boxes: list[tuple[float, float, float, float]]) -> bool:
-    x = (obj["x0"] + obj["x1"]) / 2
-    y = (obj["top"] + obj["bottom"]) / 2
+@dataclass
+class _Line:
+    """One line of text with its box and font size (the median over its glyphs)."""
+
+    text: str
+    box: Box
+    size: float
+
+
+def clean_text(text: str) -> str:
+    """``text`` with ligatures spelled out and control characters removed."""
+    return _CONTROL.sub("", text.translate(LIGATURES))
+
+
+def _glyph_size(text_page, index: int, matrix) -> float:
+    """The glyph's font size on the page: its font size scaled by its text matrix."""
+    import pypdfium2.raw as pdfium_c
+
+    pdfium_c.FPDFText_GetMatrix(text_page.raw, index, ctypes.byref(matrix))
+    return pdfium_c.FPDFText_GetFontSize(text_page.raw, index) * math.hypot(matrix.c, matrix.d)
+
+
+def _inside(box: Box, boxes: list[Box]) -> bool:
+    x, y = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
     return any(x0 <= x <= x1 and top <= y <= bottom for x0, top, x1, bottom in boxes)
 
 
-def _line_size(line: dict) -> float:
-    sizes = [c.get("size", 0.0) for c in line.get("chars", []) if c.get("text", "").strip()]
-    return statistics.median(sizes) if sizes else 0.0
+def _line(chars: list[str], boxes: list[Box], sizes: list[float]) -> _Line | None:
+    text = " ".join(clean_text("".join(chars)).split())
+    if not text or not boxes:
+        return None
+    box = (min(b[0] for b in boxes), min(b[1] for b in boxes),
+           max(b[2] for b in boxes), max(b[3] for b in boxes))
+    return _Line(text, box, statistics.median(sizes))
 
 
-def _paragraphs(lines: list[dict], page_number: int) -> list[Block]:
-    """Lines grouped into text and heading blocks."""
-    if not lines:
-        return []
-    sizes = [s for s in (_line_size(line) for line in lines) if s > 0]
-    body = statistics.mode(round(s, 1) for s in sizes) if sizes else 0.0
+def page_lines(text_page, origin: tuple[float, float], skip: list[Box]) -> list[_Line]:
+    """The text lines of a PDFium text page in the order the file draws them, glyphs inside a
+    box of ``skip`` (a table) left out, as are glyphs PDFium cannot map to Unicode. ``origin``:
+    the page's left and top edges in PDF coordinates, so that boxes are measured from the top
+    left like pdfplumber's."""
+    import pypdfium2.raw as pdfium_c
+
+    left, top = origin
+    matrix = pdfium_c.FS_MATRIX()
+    lines: list[_Line] = []
+    chars: list[str] = []
+    boxes: list[Box] = []
+    sizes: list[float] = []
+    for index in range(text_page.count_chars()):
+        code = pdfium_c.FPDFText_GetUnicode(text_page.raw, index)
+        generated = pdfium_c.FPDFText_IsGenerated(text_page.raw, index)
+        if generated and code in (0x0A, 0x0D):
+            if code == 0x0A and (line := _line(chars, boxes, sizes)):
+                lines.append(line)
+            if code == 0x0A:
+                chars, boxes, sizes = [], [], []
+            continue
+        if pdfium_c.FPDFText_HasUnicodeMapError(text_page.raw, index):
+            continue
+        if not generated and not chr(code).isspace():
+            x0, bottom, x1, up = text_page.get_charbox(index, loose=True)
+            box = (x0 - left, top - up, x1 - left, top - bottom)
+            if skip and _inside(box, skip):
+                continue
+            boxes.append(box)
+            sizes.append(_glyph_size(text_page, index, matrix))
+        chars.append(chr(code))
+    if line := _line(chars, boxes, sizes):
+        lines.append(line)
+    return lines
+
+
+def _same_line(previous: _Line, line: _Line) -> bool:
+    """Whether ``line`` continues ``previous`` on the same visual line: to its right, its
+    middle within ``previous``'s height (a sub- or superscript, a formula's next piece)."""
+    middle = (line.box[1] + line.box[3]) / 2
+    return previous.box[1] <= middle <= previous.box[3] and line.box[0] >= previous.box[2] - 1
+
+
+def visual_lines(lines: list[_Line]) -> list[_Line]:
+    """The lines with each piece that continues the line before it merged into it (no space
+    where the pieces touch)."""
+    merged: list[_Line] = []
+    for line in lines:
+        if merged and _same_line(merged[-1], line):
+            previous = merged[-1]
+            touching = line.box[0] - previous.box[2] < 0.1 * max(previous.size, 1.0)
+            box = (previous.box[0], min(previous.box[1], line.box[1]), line.box[2],
+                   max(previous.box[3], line.box[3]))
+            size = previous.size if len(previous.text) >= len(line.text) else line.size
+            merged[-1] = _Line(previous.text + ("" if touching else " ") + line.text, box, size)
+        else:
+            merged.append(line)
+    return merged
+
+
+def _breaks(previous: _Line, line: _Line, heading: bool, group_heading: bool) -> bool:
+    """Whether ``line`` starts a new paragraph after ``previous``: a gap above it, a line that
+    is not below it or not under it (another column), or a heading's start or end."""
+    height = max(previous.box[3] - previous.box[1], 1.0)
+    gap = line.box[1] - previous.box[3]
+    beside = line.box[0] > previous.box[2] or line.box[2] < previous.box[0]
+    return gap > PARAGRAPH_GAP * height or gap < -height / 2 or beside \
+        or heading != group_heading
+
+
+def _joined(lines: list[_Line]) -> str:
+    """The lines of a paragraph as one text; a line ending in a hyphen after a letter, before
+    a line starting in lower case, is marked as a line-end hyphen (:func:`resolve_hyphens`)."""
+    text = lines[0].text
+    for line in lines[1:]:
+        hyphen = text.endswith("-") and text[-2:-1].isalpha() and line.text[:1].islower()
+        text = text[:-1] + LINE_END_HYPHEN + line.text if hyphen else f"{text} {line.text}"
+    return text
+
+
+def paragraphs(lines: list[_Line], page_number: int) -> list[Block]:
+    """Lines grouped into text and heading blocks, in the lines' order."""
+    sizes = [round(line.size, 1) for line in lines if line.size > 0]
+    body = statistics.mode(sizes) if sizes else 0.0
     blocks: list[Block] = []
-    group: list[dict] = []
+    group: list[_Line] = []
     group_heading = False
 
     def flush() -> None:
-        if not group:
-            return
-        text = " ".join(" ".join(line["text"].split()) for line in group).strip()
-        if text:
-            box = (min(g["x0"] for g in group), min(g["top"] for g in group),
-                   max(g["x1"] for g in group), max(g["bottom"] for g in group))
-            blocks.append(Block("heading" if group_heading else "text", text, page_number,
-                                box, level=1 if group_heading else None))
-        group.clear()
-
-    for line in lines:
-        heading = body > 0 and _line_size(line) >= HEADING_SIZE_RATIO * body
         if group:
-            previous = group[-1]
-            height = max(previous["bottom"] - previous["top"], 1.0)
-            if line["top"] - previous["bottom"] > PARAGRAPH_GAP * height \
-                    or heading != group_heading:
-                flush()
+            box = (min(g.box[0] for g in group), min(g.box[1] for g in group),
+                   max(g.box[2] for g in group), max(g.box[3] for g in group))
+            blocks.append(Block("heading" if group_heading else "text", _joined(group),
+                                page_number, box, level=1 if group_heading else None))
+            group.clear()
+
+    for line in visual_lines(lines):
+        heading = body > 0 and line.size >= HEADING_SIZE_RATIO * body
+        if group and _breaks(group[-1], line, heading, group_heading):
+            flush()
         if not group:
             group_heading = heading
         group.append(line)
@@ -72,38 +191,139 @@ def _paragraphs(lines: list[dict], page_number: int) -> list[Block]:
     return blocks
 
 
-def _page_blocks(page, number: int) -> tuple[list[Block], PageProblem | None]:
-    if not page.chars:
-        if page.images:
-            return [], PageProblem(number, "no_text_layer", f"page {number}: no text layer "
-                                   f"({len(page.images)} image(s), a scan?): not read, no OCR")
-        return [], PageProblem(number, "no_text_layer", f"page {number}: blank page, no text")
-    tables = page.find_tables()
-    boxes = [t.bbox for t in tables]
-    table_blocks = []
-    for table in tables:
-        rows = clean_rows(table.extract())
+def _cell_text(text_page, cell: Box | None, origin: tuple[float, float]) -> str:
+    if cell is None:
+        return ""
+    left, top = origin
+    x0, cell_top, x1, bottom = cell
+    text = text_page.get_text_bounded(left=x0 + left, bottom=top - bottom, right=x1 + left,
+                                      top=top - cell_top)
+    return clean_text(text.replace(LINE_END_HYPHEN, ""))
+
+
+def _tables(plumber_page, text_page, origin: tuple[float, float], number: int) -> list[Block]:
+    """The page's ruled tables as table blocks, the cells' text read by PDFium."""
+    blocks = []
+    for table in plumber_page.find_tables():
+        rows = clean_rows([[_cell_text(text_page, cell, origin) for cell in row.cells]
+                           for row in table.rows])
         if rows:
-            table_blocks.append(Block("table", markdown_table(rows), number, tuple(table.bbox),
-                                      rows=rows))
-    text_page = page.filter(lambda obj: obj.get("object_type") != "char"
-                            or not _inside(obj, boxes)) if boxes else page
-    lines = text_page.extract_text_lines(strip=True, return_chars=True)
-    blocks = _paragraphs(lines, number) + table_blocks
-    if not blocks:
-        return [], PageProblem(number, "no_text_layer", f"page {number}: {len(page.chars)} "
-                               "characters but no readable text (unmapped glyphs?)")
-    blocks.sort(key=lambda b: (b.bbox[1], b.bbox[0]))
-    return blocks, None
+            blocks.append(Block("table", markdown_table(rows), number, tuple(table.bbox),
+                                rows=rows))
+    return blocks
+
+
+def _with_tables(texts: list[Block], tables: list[Block]) -> list[Block]:
+    """Each table put before the first paragraph below its top in its column (else last)."""
+    blocks = list(texts)
+    for table in sorted(tables, key=lambda b: b.bbox[1]):
+        x0, top, x1, _ = table.bbox
+        at = next((i for i, b in enumerate(blocks) if b.kind != "table" and b.bbox[1] >= top
+                   and b.bbox[0] < x1 and b.bbox[2] > x0), len(blocks))
+        blocks.insert(at, table)
+    return blocks
+
+
+def _draws_paths(pdfium_page) -> bool:
+    import pypdfium2.raw as pdfium_c
+
+    return any(True for _ in pdfium_page.get_objects(filter=(pdfium_c.FPDF_PAGEOBJ_PATH,)))
+
+
+def _images(pdfium_page) -> int:
+    import pypdfium2.raw as pdfium_c
+
+    return sum(1 for _ in pdfium_page.get_objects(filter=(pdfium_c.FPDF_PAGEOBJ_IMAGE,)))
+
+
+def page_blocks(plumber_page, pdfium_page, number: int
+                ) -> tuple[list[Block], PageProblem | None]:
+    """The blocks of one page (its text read by PDFium, its tables found by pdfplumber), or
+    the problem that it has no text."""
+    text_page = pdfium_page.get_textpage()
+    try:
+        if text_page.count_chars() == 0:
+            if images := _images(pdfium_page):
+                return [], PageProblem(number, "no_text_layer", f"page {number}: no text layer "
+                                       f"({images} image(s), a scan?): not read, no OCR")
+            return [], PageProblem(number, "no_text_layer", f"page {number}: blank page, no text")
+        left, _, _, top = plumber_page.mediabox   # PDF coordinates, the page's own (inherited)
+        origin = (left, top)
+        tables = _tables(plumber_page, text_page, origin, number) \
+            if _draws_paths(pdfium_page) else []
+        lines = page_lines(text_page, origin, [t.bbox for t in tables])
+        blocks = _with_tables(paragraphs(lines, number), tables)
+        if not blocks:
+            return [], PageProblem(number, "no_text_layer", f"page {number}: "
+                                   f"{text_page.count_chars()} characters but no readable "
+                                   "text (unmapped glyphs?)")
+        return blocks, None
+    finally:
+        text_page.close()
+
+
+def resolve_hyphens(blocks: list[Block]) -> list[Block]:
+    """The blocks with each line-end hyphen inside a word dropped (``manu-``/``al``:
+    ``manual``), or kept where the file writes that hyphenated word elsewhere."""
+    compounds = {word for block in blocks for word in _COMPOUND.findall(block.text)}
+
+    def join(match: re.Match) -> str:
+        hyphenated = f"{match[1]}-{match[2]}"
+        return hyphenated if hyphenated in compounds else match[1] + match[2]
+
+    return [dataclasses.replace(block, text=_HYPHENATED.sub(join, block.text)
+                                .replace(LINE_END_HYPHEN, "-"))
+            if LINE_END_HYPHEN in block.text else block for block in blocks]
 
 
 def _open_error(path: Path, exc: Exception) -> FileReadError:
     name = type(exc).__name__
     cause = exc.args[0] if exc.args and isinstance(exc.args[0], Exception) else exc
     message = f"{type(cause).__name__}: {cause}".strip()
-    if "Password" in name or "Password" in type(cause).__name__ or "Encrypt" in message:
+    if "Password" in name or "Password" in type(cause).__name__ or "Encrypt" in message \
+            or "password" in message:
         return FileReadError(path, f"encrypted PDF, a password is needed ({message})")
     return FileReadError(path, f"cannot open PDF (corrupt, truncated or not a PDF: {message})")
+
+
+def open_pdf(path: Path):
+    """The file opened by pdfplumber and by PDFium, and its pdfplumber pages;
+    :class:`FileReadError` when either cannot open it."""
+    import pdfplumber
+    import pypdfium2 as pdfium
+
+    try:
+        plumber = pdfplumber.open(str(path))
+        pages = list(plumber.pages)
+    except Exception as exc:  # pdfminer raises many types for a bad file
+        raise _open_error(path, exc) from exc
+    try:
+        document = pdfium.PdfDocument(str(path))
+    except pdfium.PdfiumError as exc:
+        plumber.close()
+        raise _open_error(path, exc) from exc
+    return plumber, document, pages
+
+
+def _read_pages(plumber_pages, document) -> tuple[list[Block], list[PageProblem]]:
+    blocks: list[Block] = []
+    problems: list[PageProblem] = []
+    for number, plumber_page in enumerate(plumber_pages, start=1):
+        try:
+            pdfium_page = document[number - 1]
+            try:
+                found, problem = page_blocks(plumber_page, pdfium_page, number)
+            finally:
+                pdfium_page.close()
+        except Exception as exc:  # a damaged page; the others are still read
+            found, problem = [], PageProblem(
+                number, "unreadable", f"page {number}: {type(exc).__name__}: {exc}")
+        finally:
+            plumber_page.close()
+        blocks.extend(found)
+        if problem is not None:
+            problems.append(problem)
+    return resolve_hyphens(blocks), problems
 
 
 @FILE_READERS.register("pdf")
@@ -111,33 +331,18 @@ class PdfReader(FileReader):
     suffixes = (".pdf",)
 
     def read(self, path: Path) -> FileContent:
-        import pdfplumber
-
+        plumber, document, pages = open_pdf(path)
         try:
-            pdf = pdfplumber.open(str(path))
-            pages = list(pdf.pages)
-        except Exception as exc:  # pdfminer raises many types for a bad file
-            raise _open_error(path, exc) from exc
-        with pdf:
-            blocks: list[Block] = []
-            problems: list[PageProblem] = []
-            for number, page in enumerate(pages, start=1):
-                try:
-                    found, problem = _page_blocks(page, number)
-                except Exception as exc:  # a damaged page; the others are still read
-                    found, problem = [], PageProblem(
-                        number, "unreadable", f"page {number}: {type(exc).__name__}: {exc}")
-                finally:
-                    page.close()
-                blocks.extend(found)
-                if problem is not None:
-                    problems.append(problem)
+            blocks, problems = _read_pages(pages, document)
             unreadable = [p for p in problems if p.kind == "unreadable"]
             if pages and len(unreadable) == len(pages):
                 raise FileReadError(path, unreadable[0].reason.split(": ", 1)[1],
                                     unreadable[0].page)
             if not pages:
                 raise FileReadError(path, "the PDF has no pages")
-            title = (pdf.metadata or {}).get("Title")
-            title = title.strip() if isinstance(title, str) and title.strip() else None
-            return FileContent(blocks, pages=len(pages), title=title, problems=problems)
+            title = (plumber.metadata or {}).get("Title")
+        finally:
+            document.close()
+            plumber.close()
+        title = title.strip() if isinstance(title, str) and title.strip() else None
+        return FileContent(blocks, pages=len(pages), title=title, problems=problems)

@@ -1,7 +1,8 @@
 """Plain text and Markdown: blank-line paragraphs; Markdown's ATX headings (``#`` to ``######``)
-and pipe tables become heading and table blocks. Neither format has pages. Bytes that are not
-UTF-8 raise :class:`~kgp_kedro.corpus.errors.DatasetFormatError` naming the file. The
-document text is the file's own text (Markdown markup kept)."""
+and pipe tables become heading and table blocks. Neither format has pages. The bytes are
+decoded by their byte-order mark, else as UTF-8, else as Windows-1252 (:mod:`.encoding`); bytes
+that are none of these raise :class:`~kgp_kedro.corpus.sources.formats.FileReadError` naming
+the file. The document text is the file's own text (Markdown markup kept)."""
 from __future__ import annotations
 
 import re
@@ -9,7 +10,7 @@ from pathlib import Path
 
 from kgp_kedro.corpus.sources.formats.base import (FILE_READERS, Block, FileContent, FileReader,
                                                    clean_rows, markdown_table)
-from kgp_kedro.corpus.sources.records import _decode
+from kgp_kedro.corpus.sources.formats.encoding import decode_text
 
 _BLANK_LINE = re.compile(r"\n\s*\n")
 _HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.+?)\s*#*\s*$")
@@ -64,7 +65,7 @@ class TextReader(FileReader):
     suffixes = (".txt",)
 
     def read(self, path: Path) -> FileContent:
-        text = _decode(path, path.read_bytes(), "file")
+        text = decode_text(path, path.read_bytes())
         return FileContent([Block("text", p.strip()) for p in _BLANK_LINE.split(text)
                             if p.strip()], source_text=text)
 
@@ -74,7 +75,7 @@ class MarkdownReader(FileReader):
     suffixes = (".md", ".markdown")
 
     def read(self, path: Path) -> FileContent:
-        text = _decode(path, path.read_bytes(), "file")
+        text = decode_text(path, path.read_bytes())
         blocks = markdown_blocks(text)
         title = next((b.text for b in blocks if b.kind == "heading" and b.level == 1), None)
         return FileContent(blocks, title=title, source_text=text)
