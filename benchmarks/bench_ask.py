@@ -1,34 +1,36 @@
-"""Issue 22's figures: `kedro run --env ask` from a fresh clone over PDFs the project has never
-seen, and the top cited file on the structural benchmark.
+"""How well `kedro run --env ask` answers a folder whose answers are known: the real-document
+sets of ``benchmarks/data/real_docs`` (``--set dev``: the set every ask setting is chosen on;
+``--set holdout``: the one that judges a choice), any folder with a gold file (``--folder``,
+``--gold``), or an analyst folder made from bundled 2Wiki / MuSiQue train records
+(``--analyst 2wiki|musique``: ``analyst_folders.py``, ``analyst_musique.py``).
 
-``--pdfs N`` (default 6): N 2WikiMultihopQA questions of the bundled sample that no test or
-benchmark renders (from ``--offset``, default 60) each become one PDF holding its whole
-collection (its 10 real paragraphs, gold and distractors, and its evidence tables: the
-structural benchmark's PDF renderer); their questions go in a ``questions.txt`` without ids.
-The project is cloned (``git clone`` of HEAD) and the clone runs ``kedro run --env ask
---params ask.folder=..,ask.questions=..`` with the embedded reader (a fresh LLM call cache):
-printed are the wall time, the LLM's part (the sum of the answer calls' latencies), whether
-every answer cites a passage by file and page, and the share of questions whose top cited file
-is their own PDF (and BM25's top file, the sanity column). A second run with one new question
-must parse no file (its log says so).
+Each run of ``--runs`` is one ``kedro run --env ask`` over the folder's own questions with the
+ask env's defaults and the run's ``ask.*`` options (``default``, or ``key=value`` pairs joined
+by ``;``, e.g. ``grounding=none`` or ``tables=facts;quote_form=sourced``), every reply through
+the committed store ``results/llm`` (a reply stored there is never asked again;
+``--store-only``: none is asked at all). The answers are scored by
+:mod:`kgp_kedro.evaluation.ask_scores`.
 
-``--structural``: the same over the structural benchmark folder
-(``make_structural_benchmark.py``: 12 files, PDF / DOCX / HTML) and its 12 content questions
-(a ``.jsonl`` with their ``supporting_docs``): the share whose top cited file is a supporting
-document.
+Written: ``<out>/runs.csv`` (one row per question and run) and ``<out>/tables.md`` (per run:
+answerable correct, the reader's replies correct before the check, the right file and page
+cited, answerable ones wrongly *not found*, *not found* recall and precision on the
+unanswerable ones, EM / F1, replies repeating the instruction, seconds a question; correct per
+kind; the CPU and its load).
 
 Usage::
 
-    python benchmarks/bench_ask.py [--pdfs 6] [--structural] [--workdir /tmp/ask_bench]
-        [--params llm.local.n_threads=1]
+    python benchmarks/bench_ask.py --set dev --runs default grounding=none
+    python benchmarks/bench_ask.py --set holdout --runs default
+    python benchmarks/bench_ask.py --analyst musique --per-kind 8 \\
+        --folder data/01_raw/analyst_musique --out results/ask/analyst_musique
+    python benchmarks/bench_ask.py --folder DIR --gold DIR.gold.jsonl --out results/ask/NAME
 """
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
-import re
+import platform
 import subprocess
 import sys
 import time
@@ -36,123 +38,175 @@ from pathlib import Path
 
 import pandas as pd
 
+from kgp_kedro.config.sections import AskParams
+from kgp_kedro.evaluation.ask_scores import Gold, score, summary
+from kgp_kedro.prompts.ask import NOT_ANSWERED
+
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+REAL = ROOT / "benchmarks" / "data" / "real_docs"
+RAW = ROOT / "data" / "01_raw"
+ANSWERS = ROOT / "data" / "ask" / "08_reporting" / "ask_answers.parquet"
 
 
-def _generator():
-    spec = importlib.util.spec_from_file_location(
-        "make_structural_benchmark", ROOT / "benchmarks" / "make_structural_benchmark.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def real_gold(path: Path) -> dict[str, Gold]:
+    """A real-document set's gold file: ``{id, kind, answers, evidence: [{file, page}]}``."""
+    out = {}
+    for line in path.read_text().splitlines():
+        if line.strip():
+            g = json.loads(line)
+            where = g.get("evidence") or []
+            out[g["id"]] = Gold(g["kind"], g.get("answers") or [],
+                                frozenset(e["file"] for e in where),
+                                frozenset((e["file"], e["page"]) for e in where
+                                          if e.get("page") is not None))
+    return out
 
 
-def make_pdfs(folder: Path, n: int, offset: int) -> list[tuple[str, str]]:
-    """``n`` PDFs of unseen 2Wiki collections: ``[(question, its PDF's name)]``."""
-    generator = _generator()
-    records = json.loads(generator.TWOWIKI.read_text())[offset:offset + n]
-    folder.mkdir(parents=True, exist_ok=True)
-    asked = []
-    for i, record in enumerate(records):
-        name = f"report_{i + 1}.pdf"
-        generator.render_pdf(folder / name, record)
-        asked.append((record["question"], name))
-    return asked
+def analyst_gold(questions: list[dict]) -> dict[str, Gold]:
+    """An analyst folder's questions as gold (its answer in its one supporting file)."""
+    return {q["id"]: Gold(q["kind"], [] if q["kind"] == "none"
+                          else [q["answer"], *q.get("answers", [])],
+                          frozenset(q.get("supporting_docs") or []))
+            for q in questions}
 
 
-def run_ask(project: Path, folder: Path, questions: Path | None, question: str | None,
-            cache: str, extra: list[str]) -> tuple[float, str]:
-    """One ``kedro run --env ask`` in ``project`` (``extra``: more ``--params``): its wall time
-    (s) and log."""
-    params = [f"ask.folder={folder}", f"llm.cache={cache}", *extra]
-    params.append(f"ask.questions={questions}" if questions else f"ask.question={question}")
+def make_analyst(source: str, folder: Path, per_kind: int, exclude: list[Path]) -> list[dict]:
+    """An analyst folder made from the bundled train records of ``source``."""
+    from benchmarks import analyst_folders, analyst_musique
+
+    left_out = {json.loads(line)["id"] for path in exclude
+                for line in path.read_text().splitlines() if line.strip()}
+    if source == "2wiki":
+        records = json.loads((RAW / "2wikimultihopqa" / "train_sample500.json").read_text())
+        key, planner = "_id", analyst_folders.plan
+    else:
+        text = (RAW / "musique" / "musique_ans_v1.0_train_sample100.jsonl").read_text()
+        records = [json.loads(line) for line in text.splitlines() if line.strip()]
+        key, planner = "id", analyst_musique.plan
+    return analyst_folders.make_folder(folder, [r for r in records if r[key] not in left_out],
+                                       per_kind, planner)
+
+
+def run_ask(folder: Path, params: list[str]) -> tuple[pd.DataFrame, float]:
+    """One ``kedro run --env ask`` over ``folder``'s own questions: its answers and wall s."""
+    before = set(ANSWERS.glob("*/*.parquet"))
     env = dict(os.environ, KEDRO_DISABLE_TELEMETRY="1", HF_HUB_OFFLINE="1",
-               TRANSFORMERS_OFFLINE="1", PYTHONPATH=str(project / "src"), COLUMNS="200")
-    env.pop("KEDRO_ENV", None)
+               TRANSFORMERS_OFFLINE="1")
     start = time.perf_counter()
     done = subprocess.run([str(Path(sys.executable).with_name("kedro")), "run", "--env", "ask",
-                           "--params", ",".join(params)], cwd=project, env=env,
-                          capture_output=True, text=True)
+                           "--params", ",".join([f"ask.folder={folder}", *params])],
+                          cwd=ROOT, env=env, capture_output=True, text=True)
     wall = time.perf_counter() - start
     if done.returncode:
         sys.exit(f"kedro run failed:\n{done.stderr[-4000:]}")
-    return wall, done.stdout + done.stderr
+    written = sorted(set(ANSWERS.glob("*/*.parquet")) - before)
+    if not written:
+        sys.exit(f"kedro run wrote no new {ANSWERS}")
+    return pd.read_parquet(written[-1]), wall
 
 
-def newest_answers(project: Path) -> pd.DataFrame:
-    versions = sorted((project / "data/ask/08_reporting/ask_answers.parquet").glob("*/*.parquet"))
-    return pd.read_parquet(versions[-1])
+def run_options(run: str) -> dict[str, str]:
+    """A run's ``ask.*`` options: none for ``default``, else its ``key=value`` pairs."""
+    if run == "default":
+        return {}
+    pairs = dict(item.split("=", 1) for item in run.split(";") if "=" in item)
+    unknown = sorted(set(pairs) - set(AskParams.model_fields))
+    if unknown or not pairs:
+        sys.exit(f"--runs {run!r}: not ask options ({', '.join(unknown) or 'none given'})")
+    return pairs
 
 
-def report(answers: pd.DataFrame, supporting: dict[str, set[str]], wall: float) -> None:
-    cites = answers["citations"].map(json.loads)
-    cited = cites.map(bool)
-    paged = cites.map(lambda cs: any(c["page"] is not None for c in cs))
-    model_cited = answers["n_cited"] > 0
-    top_ok = [row.top_file in supporting[row.question] for row in answers.itertuples()]
-    sanity_ok = [row.sanity_top_file in supporting[row.question] for row in answers.itertuples()]
-    llm = answers["latency_ms"].sum() / 1000
-    n = len(answers)
-    print(f"  wall {wall:.0f} s for {n} questions; LLM answer calls {llm:.0f} s "
-          f"({llm / n:.1f} s a question, {answers['prompt_tokens'].mean():.0f} prompt + "
-          f"{answers['completion_tokens'].mean():.0f} completion tokens), the rest "
-          f"{wall - llm:.0f} s")
-    print(f"  answers citing a passage: {int(cited.sum())}/{n}, by file and page: "
-          f"{int(paged.sum())}/{n}, the others by file and heading (cited by the "
-          f"model: {int(model_cited.sum())}, attributed: {int(answers['attributed'].sum())}; "
-          f"citations dropped: {int(answers['n_dropped'].sum())})")
-    print(f"  top cited file a supporting document: {sum(top_ok)}/{n} = {sum(top_ok) / n:.2f} "
-          f"(BM25's top file: {sum(sanity_ok)}/{n} = {sum(sanity_ok) / n:.2f})")
+def _cpu() -> str:
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("model name"):
+            return line.split(":", 1)[1].strip()
+    return platform.processor() or "unknown CPU"
+
+
+def _share(value: float) -> str:
+    return "-" if value != value else f"{value:.1%}"
+
+
+def table(rows: pd.DataFrame, name: str, load: float, walls: dict[str, float]) -> str:
+    """tables.md: one row per run, then correct per kind."""
+    head = ["run", "questions", "answerable correct", "before the check", "file cited",
+            "page cited", "wrongly not found", "none: not found", "not found precision",
+            "EM", "F1", "repeats instruction", "s / question"]
+    lines = [f"# `{name}`: ask answers scored", "",
+             "Generated by `python benchmarks/bench_ask.py`; never edit by hand. "
+             f"{_cpu()}, {os.cpu_count()} CPUs, load (1 min) {load:.1f} at the start.", "",
+             "| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
+    kinds = sorted(set(rows["kind"]) - {"none"})
+    for run, scored in rows.groupby("run", sort=False):
+        s = summary(scored)
+        lines.append(
+            f"| {run} | {s['questions']} ({s['answerable']} + {s['none']} none) | "
+            f"{_share(s['correct'])} | {_share(s['raw_correct'])} | {_share(s['file_cited'])} | "
+            f"{_share(s['page_cited'])} | {_share(s['wrongly_not_found'])} | "
+            f"{_share(s['not_found_recall'])} | {_share(s['not_found_precision'])} | "
+            f"{_share(s['em'])} | {_share(s['f1'])} | {s['repeats_instruction']} | "
+            f"{s['seconds']:.1f} |")
+    lines += ["", "Correct per kind of answerable question:", "",
+              "| run | " + " | ".join(f"{k} ({int((rows['kind'] == k).sum() / rows['run'].nunique())})"
+                                      for k in kinds) + " |",
+              "|" + " --- |" * (len(kinds) + 1)]
+    for run, scored in rows.groupby("run", sort=False):
+        s = summary(scored)
+        lines.append(f"| {run} | " + " | ".join(_share(s.get(f"correct_{k}", float("nan")))
+                                                for k in kinds) + " |")
+    lines += ["", "answerable correct: a gold answer inside an answer not marked *not found*; "
+              "before the check: inside the reader's reply as it came; page cited: over the "
+              "questions whose gold names a page; seconds: retrieval and the reader's call.", "",
+              "Wall time of each run (s): " + ", ".join(f"{r} {w:.0f}" for r, w in walls.items())]
+    return "\n".join(lines) + "\n"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--pdfs", type=int, default=6)
-    parser.add_argument("--offset", type=int, default=60)
-    parser.add_argument("--structural", action="store_true")
-    parser.add_argument("--workdir", type=Path, default=Path("/tmp/ask_bench"))
-    parser.add_argument("--params", default="", help="more kedro --params, e.g. "
-                        "llm.local.n_threads=1")
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--set", choices=["dev", "holdout"])
+    where.add_argument("--analyst", choices=["2wiki", "musique"])
+    where.add_argument("--gold", type=Path, help="a gold .jsonl beside --folder")
+    parser.add_argument("--folder", type=Path)
+    parser.add_argument("--out", type=Path)
+    parser.add_argument("--per-kind", type=int, default=12)
+    parser.add_argument("--exclude", type=Path, nargs="+", default=[])
+    parser.add_argument("--runs", nargs="+", default=["default"])
+    parser.add_argument("--store-only", action="store_true")
+    parser.add_argument("--params", default="", help="more kedro --params")
     args = parser.parse_args()
-    extra = [p for p in args.params.split(",") if p]
-    work = args.workdir
-    project = work / "clone"
-    if not project.exists():
-        subprocess.run(["git", "clone", "-q", str(ROOT), str(project)], check=True)
-    commit = subprocess.run(["git", "-C", str(project), "rev-parse", "--short", "HEAD"],
-                            capture_output=True, text=True).stdout.strip()
-    print(f"project: fresh clone of {ROOT} at {commit}; "
-          f"load {os.getloadavg()[0]:.1f}; {os.cpu_count()} CPUs")
-    if args.structural:
-        folder = project / "data/01_raw/structural_benchmark"
-        _generator().make(folder, 12)
-        content = [json.loads(line) for line in (folder / "questions.jsonl").read_text()
-                   .splitlines() if json.loads(line).get("template") == "content"]
-        questions = work / "structural_content.jsonl"
-        questions.write_text("\n".join(json.dumps({"question": q["question"],
-                                                   "supporting_docs": q["supporting_docs"]})
-                                       for q in content) + "\n")
-        supporting = {q["question"]: set(q["supporting_docs"]) for q in content}
-        wall, _ = run_ask(project, folder, questions, None, f"{work}/calls_structural.sqlite",
-                          extra)
-        print(f"structural benchmark: {len(content)} content questions over 12 files")
-        report(newest_answers(project), supporting, wall)
-        return
-    folder = work / "unseen_pdfs"
-    asked = make_pdfs(folder, args.pdfs, args.offset)
-    questions = work / "questions.txt"
-    questions.write_text("".join(f"{q}\n" for q, _ in asked))
-    supporting = {q: {name} for q, name in asked}
-    cache = f"{work}/calls_{int(time.time())}.sqlite"
-    wall, log = run_ask(project, folder, questions, None, cache, extra)
-    print(f"{len(asked)} questions over {args.pdfs} unseen PDFs ({folder}), embedded reader:")
-    report(newest_answers(project), supporting, wall)
-    parsed = re.findall(r"Parsed files: (.*?)in [\d.]+ s", " ".join(log.split()))
-    print(f"  parse cache, first run: {parsed}")
-    again = f"What does {asked[0][1]} say about {asked[0][0].split()[-1].rstrip('?')}?"
-    wall, log = run_ask(project, folder, None, again, cache, extra)
-    parsed = re.findall(r"Parsed files: (.*?)in [\d.]+ s", " ".join(log.split()))
-    print(f"  second run, one new question: wall {wall:.0f} s; parse cache: {parsed}")
+    load = os.getloadavg()[0]
+    if args.set:
+        folder, gold = REAL / args.set, real_gold(REAL / f"{args.set}.gold.jsonl")
+        out, name = args.out or ROOT / "results" / "ask" / f"real_{args.set}", f"real_{args.set}"
+    elif args.analyst:
+        if not args.folder or not args.out:
+            sys.exit("--analyst needs --folder (made here) and --out")
+        folder, out, name = args.folder, args.out, args.out.name
+        gold = analyst_gold(make_analyst(args.analyst, folder, args.per_kind, args.exclude))
+    else:
+        if not args.folder or not args.out:
+            sys.exit("--gold needs --folder and --out")
+        folder, out, name = args.folder, args.out, args.out.name
+        gold = real_gold(args.gold)
+    extra = ["llm.store=results/llm", *(["llm.store_only=true"] if args.store_only else []),
+             *[p for p in args.params.split(",") if p]]
+    instruction = AskParams().instruction
+    frames, walls = [], {}
+    for run in args.runs:
+        options = run_options(run)
+        answers, walls[run] = run_ask(folder, extra + [f"ask.{k}={v}" for k, v in options.items()])
+        scored = score(answers, gold, options.get("instruction", instruction),
+                       NOT_ANSWERED).assign(run=run)
+        frames.append(scored)
+        print(f"{run}: " + ", ".join(f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}"
+                                     for k, v in summary(scored).items()))
+    rows = pd.concat(frames, ignore_index=True)
+    out.mkdir(parents=True, exist_ok=True)
+    rows.to_csv(out / "runs.csv", index=False)
+    (out / "tables.md").write_text(table(rows, name, load, walls))
+    print(f"wrote {out}/runs.csv and tables.md")
 
 
 if __name__ == "__main__":

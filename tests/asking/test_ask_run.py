@@ -13,7 +13,11 @@ import pandas as pd
 import pytest
 import yaml
 
+from kgp_kedro.asking import check_citations, locate_passages
+from kgp_kedro.asking.answers import quoted_text
+from kgp_kedro.asking.grounding import ground
 from kgp_kedro.corpus.sources import parse_cache
+from kgp_kedro.ewek.composer import keep_citations
 from tests.corpus.files import make_pdf
 from tests.projects import execute_notebook, make_project, notebook_outputs, run_pipeline
 
@@ -55,8 +59,14 @@ def test_ask_answers_a_folder_through_a_local_server_with_cited_sources(
     answers = _newest(project, "data/ask/08_reporting/ask_answers.parquet")
     (row,) = answers.itertuples()
     assert row.error is None and row.prompt_tokens > 100 and row.completion_tokens > 0
-    # a grounded answer cites the quotes holding its claims; one not found, the closest quotes
-    assert row.mark in ("supported", "partly supported", "not found")
+    # the answer is the reply as the check grounds it against the quotes of its prompt, and
+    # cites the quotes holding its claims (one not found lists the closest quotes)
+    places = locate_passages(_newest(project, "data/ask/03_primary/passages.parquet"))
+    quotes = [quoted_text(places[p]) for p in row.context_ids]
+    kept = check_citations(row.raw_response, len(quotes))[0]
+    grounded = ground(question, keep_citations(row.raw_response, set(kept)), quotes, "answer",
+                      240)
+    assert (row.answer, row.mark) == (grounded.text, grounded.mark)
     citations = json.loads(row.closest if row.mark == "not found" else row.citations)
     assert citations and all(c["label"].startswith(("a.pdf, p. ", "notes.md, § "))
                              for c in citations)

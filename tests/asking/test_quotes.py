@@ -1,7 +1,7 @@
-"""What an ask prompt quotes (issue 49): a passage after the heading above it
-(``ask.quote_form: headed``, a heading not quoted alone) and the passages of the best-ranked
-files only (``ask.max_documents``), on real 2Wiki train records rendered as real PDFs and read
-back; and the analyst benchmark's score of whether a prompt quoted the gold answer; the
+"""What an ask prompt quotes: a passage after the heading above it (``ask.quote_form:
+headed``; ``sourced``: after its file and page too), a table under its heading as read or as
+facts (``ask.tables``), no heading alone, and the passages of the best-ranked files only
+(``ask.max_documents``), on real 2Wiki train records rendered as real PDFs and read back; the
 expectations computed by hand."""
 from __future__ import annotations
 
@@ -11,10 +11,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from benchmarks.analyst_folders import chained, latin, render_pdf
 from kgp_kedro.asking import locate_passages
 from kgp_kedro.asking.answers import quote_order, quoted_text
-from kgp_kedro.asking.benchmark import (chained, latin, make_folder, render_pdf, same_date,
-                                        score)
 from kgp_kedro.corpus import split_passages
 from kgp_kedro.corpus.sources import read_source_with_skipped
 
@@ -39,7 +38,8 @@ def passages(tmp_path_factory) -> pd.DataFrame:
     return split_passages(pd.DataFrame(read.documents)).sort_values(["doc_id", "order"])
 
 
-def test_a_headed_quote_names_the_heading_above_it_and_a_table_keeps_its_facts(passages):
+def test_a_quote_names_the_heading_above_it_and_a_table_is_quoted_as_read_or_as_facts(
+        passages):
     places = locate_passages(passages)
     a = passages[passages["doc_id"] == "docs/a.pdf"]
     title, text = _paragraphs(RECORDS[0], 1)[0]
@@ -47,81 +47,27 @@ def test_a_headed_quote_names_the_heading_above_it_and_a_table_keeps_its_facts(p
     body = a[a["kind"] == "passage"].iloc[0]
     assert heading["text"] == title and text.startswith(body["text"][:40])
     place = places[body["passage_id"]]
-    assert quoted_text(place, "facts", "headed") == f"{title}: {body['text']}"
-    assert quoted_text(place, "facts", "passage") == body["text"]
+    assert quoted_text(place, "markdown", "headed") == f"{title}: {body['text']}"
+    assert quoted_text(place, "markdown", "sourced") == \
+        f"a.pdf, p. {place.page}, {title}: {body['text']}"
     table = places[a[a["kind"] == "table"]["passage_id"].iloc[0]]
-    assert quoted_text(table, "facts", "headed") == quoted_text(table, "facts", "passage")
-    assert quoted_text(table, "facts", "headed").startswith("Table Facts (subject")
-    with pytest.raises(ValueError, match="ask.quote_form"):
-        quoted_text(place, "facts", "titled")
+    assert table.text.startswith("| subject | relation | object |")
+    # as read: the table on the lines under the heading above it
+    assert quoted_text(table, "markdown", "headed") == f"{table.heading}:\n{table.text}"
+    facts = quoted_text(table, "facts", "headed")
+    assert facts.startswith(f"Table {table.heading} (subject — relation — object), as facts:")
+    evidence = RECORDS[0]["evidences"][0]
+    assert " — ".join(latin(x) for x in evidence) in facts.splitlines()
 
 
-def test_headed_quotes_leave_headings_out_and_max_documents_keeps_the_best_files(passages):
+def test_quotes_leave_headings_out_and_max_documents_keeps_the_best_files(passages):
     places = locate_passages(passages)
     a = passages[passages["doc_id"] == "docs/a.pdf"]["passage_id"].tolist()
     b = passages[passages["doc_id"] == "docs/b.pdf"]["passage_id"].tolist()
     ranked = [b[1], a[0], a[1], b[0], *a[2:], *b[2:]]   # b's body first, then a's heading
     headings = {p for p in ranked if places[p].kind == "heading"}
     assert places[a[0]].kind == "heading" and places[b[0]].kind == "heading"
-    assert quote_order(ranked, places, None, "passage") == ranked
-    assert quote_order(ranked, places, None, "headed") == [p for p in ranked
-                                                           if p not in headings]
-    assert quote_order(ranked, places, 1, "passage") == [b[1], b[0], *b[2:]]
-    assert quote_order(ranked, places, 2, "headed") == [p for p in ranked
-                                                        if p not in headings]
-
-
-def test_the_benchmark_scores_whether_the_gold_answer_was_quoted(tmp_path):
-    questions = make_folder(tmp_path / "bench", json.loads(TRAIN.read_text()), 1)
-    text, table, _ = questions
-    answers = pd.DataFrame([
-        # the text question's answer quoted and given; the table question's not quoted
-        {"question_id": text["id"], "answer": f"It is {text['answer']} [1].",
-         "mark": "supported", "context_ids": ["p1", "p2"], "retrieval_ms": 100.0,
-         "latency_ms": 900.0},
-        {"question_id": table["id"], "answer": "Not found in your documents.",
-         "mark": "not found", "context_ids": ["p2"], "retrieval_ms": 100.0,
-         "latency_ms": 1900.0}])
-    quotes = {"p1": f"Born on {text['answer']}, in town.", "p2": "Nothing of it."}
-    scored = score(answers, questions, quotes)
-    assert scored["quoted"].tolist() == [True, False]
-    assert scored["correct"].tolist() == [1.0, 0.0]
-    assert scored["abstained"].tolist() == [False, True]
-    assert scored["seconds"].tolist() == [1.0, 2.0]
-    assert scored["correct_dates"].tolist() == [1.0, 0.0]
-
-
-@pytest.mark.parametrize("answer, gold, same", [
-    # the fourth folder's gold answers, and the reader's words for them
-    ("Tina Arena was born on November 1, 1967 [11].", "1 November 1967", 1.0),
-    ("Wu Ma died on February 4, 2014 [11].", "4 February 2014", 1.0),
-    ("He was born on 22 March 1971.", "March 22, 1971", 1.0),
-    ("He died in Paris in 1868 [2].", "13 November 1868", 0.0),       # the year alone
-    ("He was born on 2 November 1967.", "1 November 1967", 0.0),      # another day
-    ("It was released in 1998.", "1998", 0.0),                        # no full date asked
-    ("Born in Glasgow.", "Glasgow", 0.0),
-])
-def test_a_full_date_counts_in_any_written_form(answer, gold, same):
-    assert same_date(answer, gold) == same
-
-
-def test_distinct_quotes_leave_a_word_for_word_repeat_out(tmp_path):
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    shared = _paragraphs(RECORDS[0], 1)   # the same paragraph in both files
-    render_pdf(folder / "a.pdf", shared + _paragraphs(RECORDS[1], 1), [])
-    render_pdf(folder / "b.pdf", shared, [])
-    (folder / "questions.jsonl").write_text(json.dumps({"id": "q", "question": "x?"}) + "\n")
-    read = read_source_with_skipped("documents", folder, "docs")
-    passages = split_passages(pd.DataFrame(read.documents)).sort_values(["doc_id", "order"])
-    places = locate_passages(passages)
-    a = passages[passages["doc_id"] == "docs/a.pdf"]["passage_id"].tolist()
-    b = passages[passages["doc_id"] == "docs/b.pdf"]["passage_id"].tolist()
-    assert [places[p].text for p in b] == [places[p].text for p in a[:len(b)]]
-    ranked = [b[-1], *a]   # b's copy of the shared paragraph's last passage ranked first
-    assert quote_order(ranked, places, None, "passage", "facts", True) == [
-        b[-1], *[p for p in a if places[p].text != places[b[-1]].text]]
-    # headed, the same text under the same heading is still a repeat; max_documents 1 then
-    # keeps b's passages alone
-    assert quote_order(ranked, places, 1, "headed", "facts", True) == [b[-1]]
-    assert quote_order(ranked, places, None, "passage", "facts", False) == ranked
+    kept = [p for p in ranked if p not in headings]
+    assert quote_order(ranked, places, None) == kept
+    assert quote_order(ranked, places, 1) == [p for p in kept if p in b]
+    assert quote_order(ranked, places, 2) == kept

@@ -305,14 +305,6 @@ def test_ask_mistakes_name_the_key_when_the_parameters_are_loaded(ask, key):
     assert info.value.key == key
 
 
-def test_hop_quotes_need_a_chain_naming_the_key(raw):
-    raw["ask"]["hop_quotes"] = 2
-    error = _error(raw)
-    assert error.key == "ask" and "hops: chain" in str(error)
-    raw["ask"]["hops"] = "chain"
-    assert validate_parameters(raw).ask.hop_quotes == 2
-
-
 def test_a_store_only_run_needs_a_store(raw):
     raw["llm"]["store_only"] = True
     raw["llm"]["store"] = None

@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from kgp_kedro.asking.benchmark import _paragraphs, render_pdf
+from benchmarks.analyst_folders import _paragraphs, render_pdf
 from kgp_kedro.corpus import split_passages
 from kgp_kedro.corpus.sources import read_source_with_skipped
 from kgp_kedro.graphs.entity_passage import row_subjects

@@ -13,8 +13,9 @@ from kgp_kedro.asking import answer_with_citations
 from kgp_kedro.asking.session import AskSession
 from kgp_kedro.config import validate
 from kgp_kedro.config.base import setting_label
-from kgp_kedro.config.sections import AskParams, EncoderParams
+from kgp_kedro.config.sections import EncoderParams
 from kgp_kedro.models.loading import load_encoder
+from kgp_kedro.pipelines.ask.nodes import options as ask_options
 from kgp_kedro.pipelines.chains import build_pipelines
 from kgp_kedro.pipelines.parameter_tree import parse_method
 from kgp_kedro.pipelines.in_memory import run_in_memory
@@ -143,14 +144,9 @@ def test_an_ask_session_asked_again_and_again_retrieves_and_answers_as_a_run_doe
     variant = raw["retrieve"]["graph"]["variant"]
     method = parse_method("kgp", raw["retrieve"]["methods"]["kgp"], "retrieve.methods.kgp")
     assert method.requirements.graph and method.requirements.embeddings
-    ask = validate(AskParams, raw["ask"], "ask")
-    options = {"contexts": ask.contexts, "instruction": ask.instruction, "margin_tokens":
-               raw["read"]["margin_tokens"], "snippet_chars": ask.snippet_chars,
-               "grounding": ask.grounding, "tables": ask.tables,
-               "max_documents": ask.max_documents, "quote_form": ask.quote_form,
-               "distinct_quotes": ask.distinct_quotes}
+    options = ask_options(raw["ask"], raw["read"])
     session = AskSession(
-        tables["passages"], method, raw["retrieve"]["budget"], local_llm, **options,
+        tables["passages"], method, raw["retrieve"]["budget"], local_llm, options,
         nodes=tables[f"kg_nodes_{variant}"], edges=tables[f"kg_edges_{variant}"],
         setting=setting_label(raw["retrieve"]["graph"]["setting"]),
         embeddings=tables["passage_embeddings_minilm"],
@@ -168,7 +164,7 @@ def test_an_ask_session_asked_again_and_again_retrieves_and_answers_as_a_run_doe
     stage = answer_with_citations(
         runs[0]["questions"].assign(question_id="q"),
         runs[0]["retrieved_kgp"].assign(question_id="q", latency_ms=0.0), tables["passages"],
-        local_llm, "kgp", **options)
+        local_llm, "kgp", options)
     kept = ["question", "context_ids", "prompt_tokens", "answer", "raw_response", "citations",
             "top_file"]
     assert first.answer[kept].to_dict("records") == stage[kept].to_dict("records")

@@ -1,31 +1,28 @@
 """Cited answers: one LLM call per question, the analyst prompt
 (:mod:`kgp_kedro.prompts.ask`) over a retrieval method's top passages as numbered quotes; each
 citation resolved to file, page or heading and passage, a cited number that was not in the
-prompt dropped and counted. A table passage is quoted as facts (:mod:`.tables`). The reply is
-then grounded (:mod:`.grounding`): each claim checked against the quotes, an unsupported one
-removed, a misattributed one re-cited, the answer marked *supported*, *partly supported* or
-*not found*. With the check ``none``, a reply that cites nothing is attributed to the quote
-sharing the most words with it, marked ``attributed`` (post-hoc, not the model's citation),
-when one shares at least :data:`MIN_SHARED_WORDS`."""
+prompt dropped and counted. The reply is then grounded (:mod:`.grounding`): each claim checked
+against the quotes, an unsupported one removed, a misattributed one re-cited, the answer marked
+*supported*, *partly supported* or *not found*. With the check ``none``, a reply that cites
+nothing is attributed to the quote sharing the most words with it, marked ``attributed``
+(post-hoc, not the model's citation), when one shares at least :data:`MIN_SHARED_WORDS`."""
 from __future__ import annotations
 
 import json
 import logging
 import re
-from collections.abc import Sequence
+from dataclasses import dataclass
 
 import pandas as pd
 
 from kgp_kedro.asking.citations import Located, check_citations, locate_passages, source_label
-from kgp_kedro.asking.grounding import ground, new_names
-from kgp_kedro.asking.hop_quotes import HopIndex
+from kgp_kedro.asking.grounding import ground
 from kgp_kedro.asking.tables import as_facts
-from kgp_kedro.ewek.composer import keep_citations, parse_citations, strip_citations
-from kgp_kedro.llm import Completion, LLMClient
+from kgp_kedro.config.sections import AskParams
+from kgp_kedro.ewek.composer import keep_citations
+from kgp_kedro.llm import LLMClient
 from kgp_kedro.prompts.ask import ask_messages
 from kgp_kedro.reading.contexts import within_documents
-from kgp_kedro.reading.answers import final_answer
-from kgp_kedro.reading.hops import read_by_hops
 from kgp_kedro.reading.reader import prompt_budget, ranked_contexts
 
 logger = logging.getLogger(__name__)
@@ -42,76 +39,89 @@ MIN_SHARED_WORDS = 3
 _WORD = re.compile(r"\w{3,}")
 
 
-QUOTE_FORMS = ("passage", "headed")
+@dataclass(frozen=True)
+class AskOptions:
+    """How a question is asked and its answer checked: the ``ask`` block's options
+    (:class:`~kgp_kedro.config.sections.AskParams`, read once by :meth:`of`) and the reader's
+    ``read.margin_tokens``."""
+
+    contexts: int
+    instruction: str
+    margin_tokens: int
+    snippet_chars: int
+    grounding: str
+    tables: str
+    max_documents: int | None
+    quote_form: str
+    passage_window: int = 0
+
+    @classmethod
+    def of(cls, ask: AskParams, margin_tokens: int) -> AskOptions:
+        return cls(ask.contexts, ask.instruction, margin_tokens, ask.snippet_chars,
+                   ask.grounding, ask.tables, ask.max_documents, ask.quote_form,
+                   ask.passage_window)
 
 
-def quoted_text(place: Located, tables: str = "facts", form: str = "passage") -> str:
-    """A passage as the prompt quotes it: with ``tables`` ``facts``, a table as facts under
-    its heading (:func:`~kgp_kedro.asking.tables.as_facts`), with ``composed`` its chained
-    rows also each as one fact; else its text, after the heading
-    above it (``Heading: text``) when ``form`` is ``headed`` and it has one (a table's facts
-    name the heading already)."""
-    if form not in QUOTE_FORMS:
-        raise ValueError(f"ask.quote_form must be one of {QUOTE_FORMS}, got {form!r}")
-    if tables in ("facts", "composed") and (facts := as_facts(
-            place.text, place.heading, compose=tables == "composed")) != place.text:
+def quoted_text(place: Located, tables: str = "markdown", form: str = "headed",
+                around: tuple[Located, ...] = ()) -> str:
+    """A passage as the prompt quotes it: a table as facts under its heading with ``tables``
+    ``facts`` (:func:`~kgp_kedro.asking.tables.as_facts`), else as read; with ``form``
+    ``headed`` after the heading above it (``Heading: text``; a table under a line of its
+    own) when it has one, with ``sourced`` after its file and page or heading too; ``around``:
+    the passages of its window (``ask.passage_window``: itself and its neighbours in its file,
+    in order), their texts joined (a table on lines of its own) under its label."""
+    if tables == "facts" and (facts := as_facts(place.text, place.heading)) != place.text:
         return facts
-    if form == "headed" and place.heading and place.kind not in ("heading", "table"):
-        return f"{place.heading}: {place.text}"
-    return place.text
+    label = place.heading if place.kind != "heading" else None
+    if form == "sourced":
+        label = ", ".join(filter(None, [place.file, f"p. {place.page}"
+                                        if place.page is not None else None, label]))
+    body = place.text
+    if len(around) > 1:
+        body = " ".join(f"\n{p.text}\n" if p.kind == "table" else p.text
+                        for p in around).strip().replace("\n ", "\n").replace(" \n", "\n")
+    if not label:
+        return body
+    return f"{label}:\n{body}" if "\n|" in f"\n{body}" else f"{label}: {body}"
 
 
-def quote_order(ids: list[str], places: dict[str, Located], max_documents: int | None,
-                form: str, tables: str = "facts", distinct: bool = False) -> list[str]:
-    """The ranked passages ``ids`` a prompt may quote, in rank order: with ``form``
-    ``headed`` no heading alone (its text heads the passages under it); with ``distinct`` no
-    passage whose quote (:func:`quoted_text`) is word for word an earlier one's (the same
-    paragraph in several files); with ``max_documents`` only those of the best-ranked files,
-    at most that many (:func:`~kgp_kedro.reading.contexts.within_documents`)."""
-    if form == "headed":
-        ids = [p for p in ids if places[p].kind != "heading"]
-    if distinct:
-        first: dict[str, str] = {}
-        for p in ids:
-            first.setdefault(" ".join(quoted_text(places[p], tables, form).split()), p)
-        firsts = set(first.values())
-        ids = [p for p in ids if p in firsts]
+def quote_order(ids: list[str], places: dict[str, Located], max_documents: int | None
+                ) -> list[str]:
+    """The ranked passages ``ids`` a prompt may quote, in rank order: no heading alone (its
+    text heads the passages under it), only those of the best-ranked files, at most
+    ``max_documents`` (:func:`~kgp_kedro.reading.contexts.within_documents`)."""
+    ids = [p for p in ids if places[p].kind != "heading"]
     kept = within_documents([[p] for p in ids], {p: places[p].file for p in ids},
                             max_documents)
     return [ids[n] for n in kept]
 
 
-def hop_index(places: dict[str, Located], tables: str, form: str) -> HopIndex:
-    """``ask.hop_quotes``' index over ``places`` as the prompt quotes them
-    (:func:`quoted_text`), a heading alone left out when quoted ``headed``."""
-    ids = quote_order(list(places), places, None, form, tables)
-    return HopIndex(ids, [quoted_text(places[p], tables, form) for p in ids])
+def windows(places: dict[str, Located], size: int) -> dict[str, tuple[Located, ...]]:
+    """Each passage's window: itself and the ``size`` passages before and after it in its
+    file (headings left out), in file order; empty for ``size`` 0."""
+    if size <= 0:
+        return {}
+    by_file: dict[str, list[Located]] = {}
+    for place in places.values():     # locate_passages keeps each file's reading order
+        if place.kind != "heading":
+            by_file.setdefault(place.file, []).append(place)
+    return {p.passage_id: tuple(run[max(0, i - size):i + size + 1])
+            for run in by_file.values() for i, p in enumerate(run)}
 
 
 def _quotes(question: str, ids: list[str], places: dict[str, Located], client: LLMClient,
-            instruction: str, margin_tokens: int,
-            tables: str, form: str) -> tuple[list[str], list[dict]]:
+            options: AskOptions, around: dict[str, tuple[Located, ...]]
+            ) -> tuple[list[str], list[dict]]:
     """The quoted passages (rank order) and the prompt: the lowest-ranked quotes are cut until
-    the prompt fits the model's window less the answer's tokens and ``margin_tokens``."""
-    _, budget = prompt_budget(client, margin_tokens, instruction)
+    the prompt fits the model's window less the answer's tokens and the margin."""
+    _, budget = prompt_budget(client, options.margin_tokens, options.instruction)
     while True:
-        messages = ask_messages(question, [quoted_text(places[p], tables, form) for p in ids],
-                                instruction)
+        messages = ask_messages(question, [quoted_text(places[p], options.tables,
+                                                       options.quote_form, around.get(p, ()))
+                                           for p in ids], options.instruction)
         if client.count_tokens(messages[1]["content"]) <= budget or not ids:
             return ids, messages
         ids = ids[:-1]
-
-
-def cited_answer(reply: str, question: str) -> str:
-    """A sub-question's answer in the ask env (``ask.hops: chain``), from a reply that cites
-    a quote (its citations dropped): the first full name it gives that the sub-question lacks
-    (the analyst's reply is a sentence, "Devotion was directed by Guido Brignone [2]."), else
-    its short answer; "" for a reply citing none (a refusal, or a claim from nowhere), which
-    leaves the question read whole."""
-    if not any(n >= 1 for n in parse_citations(reply)):
-        return ""
-    said = strip_citations(reply)
-    return next(iter(new_names(said, question)), None) or final_answer(said, question, "short")
 
 
 def _words(text: str) -> set[str]:
@@ -146,116 +156,39 @@ def _top_file(rows: pd.DataFrame | None, places: dict[str, Located]) -> str | No
     return places[first.iloc[0]].file if len(first) and first.iloc[0] in places else None
 
 
-def _joined(spent: list[Completion], said: list[Completion], reply: Completion) -> Completion:
-    """A question's calls as one: the replies ``said`` (its hops') and ``reply`` in turn, the
-    tokens and seconds of those and of the calls ``spent`` (a decomposition, a hop left
-    unused) summed, cached when all were, the first error."""
-    calls = [*spent, *said, reply]
-    return Completion(" ".join(c.text.strip() for c in [*said, reply] if c.text.strip()),
-                      sum(c.prompt_tokens for c in calls), sum(c.completion_tokens for c in calls),
-                      sum(c.latency_ms for c in calls), all(c.cached for c in calls),
-                      next((c.error for c in calls if c.error), None))
-
-
 def answer_with_citations(questions: pd.DataFrame, retrieved: pd.DataFrame,
-                          passages: pd.DataFrame, client: LLMClient, method: str, *,
-                          contexts: int, instruction: str, margin_tokens: int,
-                          snippet_chars: int, grounding: str, tables: str,
-                          max_documents: int | None, quote_form: str, distinct_quotes: bool,
-                          sanity: pd.DataFrame | None = None,
-                          sanity_method: str | None = None,
-                          decompositions: Sequence[tuple[str, Sequence[str]]] = (),
-                          hop_quotes: int = 0, hops_index: HopIndex | None = None
-                          ) -> pd.DataFrame:
+                          passages: pd.DataFrame, client: LLMClient, method: str,
+                          options: AskOptions, sanity: pd.DataFrame | None = None,
+                          sanity_method: str | None = None) -> pd.DataFrame:
     """One row per question (:data:`ASK_COLUMNS`): the reply with its valid citations, each
     cited quote as ``{n, passage_id, file, page, heading, label, snippet}`` (``citations``, JSON)
     and as ``[n] <label>`` lines (``sources``), the cited numbers dropped because no quote had
     them, the retrieval paths to the cited passages, and the top file of ``method`` and of the
-    ``sanity`` method (BM25, say) side by side; a table quoted as ``tables`` says, every
-    passage as ``quote_form`` says (:func:`quoted_text`), from at most ``max_documents`` files,
-    a repeated quote left out with ``distinct_quotes`` (:func:`quote_order`); the answer
-    grounded by the ``grounding``
-    check (:func:`~kgp_kedro.asking.grounding.ground`): its ``mark``, its ``claims`` (JSON:
-    each claim's cited and supporting numbers, verdict and snippet) and, when not found, the
-    ``closest`` quotes (JSON, as ``citations``). A failed call is a row with ``error`` set.
-    With ``decompositions`` (``ask.hops: chain``) a question of several hops is read one
-    sub-question at a time (:func:`~kgp_kedro.reading.hops.read_by_hops`), each asked with the
-    same quotes and instruction, a sub-question's answer taken from a reply that cites
-    (:func:`cited_answer`) and whose claims the ``grounding`` check finds in its quotes (else
-    the question is read whole); the answer is then every hop's reply in turn, grounded as
-    one, and its tokens and seconds those of all its calls. With ``hop_quotes`` each
-    sub-question is also shown up to that many more passages, those BM25 ranks best for it
-    (:mod:`~kgp_kedro.asking.hop_quotes`; ``hops_index``, else built here over ``passages``),
-    numbered after the question's quotes and kept while the prompt fits the window; the
-    answer is grounded against every quote its calls showed."""
+    ``sanity`` method (BM25, say) side by side. The prompt quotes ``options.contexts``
+    passages at most, as :func:`quoted_text` says, from at most ``options.max_documents``
+    files (:func:`quote_order`); the answer is grounded by the ``options.grounding`` check
+    (:func:`~kgp_kedro.asking.grounding.ground`): its ``mark``, its ``claims`` (JSON: each
+    claim's cited and supporting numbers, verdict and snippet) and, when not found, the
+    ``closest`` quotes (JSON, as ``citations``). A failed call is a row with ``error`` set."""
     places = locate_passages(passages)
     by_question = dict(tuple(retrieved.groupby("question_id", sort=False)))
     by_sanity = dict(tuple(sanity.groupby("question_id", sort=False))) if sanity is not None \
         else {}
     texts = {p: place.text for p, place in places.items()}
+    around = windows(places, options.passage_window)
     plans = []
     for q in questions.itertuples(index=False):
         rows = by_question.get(q.question_id)
         ids = [ids[0] for ids, _ in ranked_contexts(rows, texts, "numbered")] \
             if rows is not None else []
-        ids = quote_order(ids, places, max_documents, quote_form, tables, distinct_quotes)
-        quoted, messages = _quotes(q.question, ids[:contexts], places, client, instruction,
-                                   margin_tokens, tables, quote_form)
+        ids = quote_order(ids, places, options.max_documents)
+        quoted, messages = _quotes(q.question, ids[:options.contexts], places, client, options,
+                                   around)
         plans.append((q, rows, quoted, messages))
-    quotes_of = [[quoted_text(places[p], tables, quote_form) for p in quoted]
-                 for _, _, quoted, _ in plans]
-    # per question the calls whose replies are not in the answer, and its hops' replies
-    spent: list[list[Completion]] = [[] for _ in plans]
-    said: list[list[Completion]] = [[] for _ in plans]
-    if decompositions:
-        if hop_quotes and passages["collection_id"].nunique() > 1:
-            raise ValueError("ask.hop_quotes searches one folder's passages; these hold "
-                             f"{passages['collection_id'].nunique()} collections")
-        if hop_quotes and hops_index is None:
-            hops_index = hop_index(places, tables, quote_form)
-        _, budget = prompt_budget(client, margin_tokens, instruction)
-
-        def asking(i: int, question: str) -> list[dict]:
-            """Question ``i``'s prompt for a sub-question: its quotes, and with
-            ``hop_quotes`` the passages BM25 ranks best for the sub-question appended to
-            them (to ``quoted`` and ``quotes_of`` alike; with ``distinct_quotes`` none word
-            for word a quote already shown) until one does not fit the window."""
-            quoted = plans[i][2]
-            best = hops_index.best(question, hop_quotes, set(quoted)) if hop_quotes else []
-            # quote_order's rules on the quotes and the candidates after them: a candidate
-            # word for word a quote (with distinct_quotes) is left out
-            for p in [p for p in quote_order([*quoted, *best], places, None, quote_form, tables,
-                                             distinct_quotes) if p in best]:
-                text = quoted_text(places[p], tables, quote_form)
-                if client.count_tokens(ask_messages(question, [*quotes_of[i], text],
-                                                    instruction)[1]["content"]) > budget:
-                    break
-                quoted.append(p)
-                quotes_of[i].append(text)
-            return ask_messages(question, quotes_of[i], instruction)
-
-        def hop_answer(i: int, reply: str, question: str) -> str:
-            """A hop's answer: none unless the check finds its reply's every claim in the
-            quotes it cites (a wrong bridge would carry the question to a true fact about
-            the wrong person)."""
-            if grounding != "none" and ground(question, reply, quotes_of[i], grounding,
-                                              snippet_chars).mark != "supported":
-                return ""
-            return cited_answer(reply, question)
-
-        shown = [len(quotes) for quotes in quotes_of]
-        for i, (calls, last) in read_by_hops(client, [q.question for q, *_ in plans], asking,
-                                             f"ask {method}", decompositions,
-                                             hop_answer).items():
-            if last is None:
-                # read whole, over the question's own quotes: a hop's quotes taken back
-                del plans[i][2][shown[i]:], quotes_of[i][shown[i]:]
-                spent[i] = calls
-            else:
-                plans[i] = (*plans[i][:3], asking(i, last))
-                spent[i], said[i] = calls[:1], calls[1:]
-    replies = [_joined(*calls) for calls in zip(spent, said, client.complete_many(
-        [m for *_, m in plans], desc=f"ask {method}"))]
+    quotes_of = [[quoted_text(places[p], options.tables, options.quote_form, around.get(p, ()))
+                  for p in quoted] for _, _, quoted, _ in plans]
+    replies = client.complete_many([m for *_, m in plans], desc=f"ask {method}")
+    grounding, snippet_chars = options.grounding, options.snippet_chars
     out = []
     for (q, rows, quoted, _), quotes, reply in zip(plans, quotes_of, replies):
         kept, dropped = check_citations(reply.text, len(quoted))

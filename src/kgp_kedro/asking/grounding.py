@@ -1,98 +1,119 @@
-"""Grounded answers (issue 49): each claim (sentence) of a reader's answer checked against the
-quotes it cites, then the prompt's other quotes, with no model call.
+"""Grounded answers: each claim (sentence) of a reader's answer checked against the quotes it
+cites, then the prompt's other quotes, with no model call and no vocabulary of any dataset.
 
-A claim's *terms* are its names and numbers (capitalized words and digits, a few function
-words aside) and, when none of them is new to the question, its content words of 4+ letters
-that the question lacks (``heart attack``). The check (``check``) decides which terms must be
-found:
+What a claim adds beyond the question must be in the quotes that hold it:
 
-- ``claim``: every term of the claim but those it shares with a parenthesized part of the
-  question (:func:`aside`: the reader repeats the question's ``(1954 Film)``, which the
-  quote holding the fact need not);
-- ``relation``: the terms of ``claim``, and the quotes that hold them must also hold who did
-  what (:func:`~kgp_kedro.asking.relations.who_did_what`: the verb before the phrase the
-  claim adds, the relation that leads to a bridge the claim does not name);
-- ``answer``: the terms the question lacks (what the claim adds to it);
-- ``none``: no term (every claim kept as the reply cites it; the mark says only whether the
-  reply declined).
+- its **specifics** (:func:`specifics`): numbers (compared whole: ``2.4`` is not ``4.2``),
+  names (a capitalized word not opening the sentence), code-like words (``git-config``,
+  ``max_connections``, ``PostgreSQL``, ``-v``) and every word of a quoted term
+  (``"Not found"``, ```ls -l```), the ones the question lacks: **all** of them must be found;
+- when it adds no specific, its content words (4+ letters, not a function word) the question
+  lacks, else all its content words: **half** of them at least (a paraphrase, "released" for
+  "published", or a negative answer, "does not include", keeps its claim).
 
-A term is found in a quote when the quote has the word (a word of 5+ letters: one sharing
-its first 5 letters, ``directed`` / ``director``). A claim is *supported* when the quotes it
-cites hold its terms together; else *re-attributed* when other quotes of the prompt hold
-them (its citations become the fewest quotes that do, cited quotes first); else
-*unsupported*, and it is removed from the answer. Several quotes hold a claim together only
-when each shares a full name (two or more capitalized words) with another (the bridge of a
-two-hop claim: a film's quote and its director's, both naming the director); a claim naming nothing the
-question lacks is *empty* and removed too. The answer's mark: *not found* when the
-reply says the quotes do not answer (:data:`REFUSAL`) or no claim is left (the answer then
-becomes :data:`NOT_FOUND`, the prompt's first quotes listed as the closest); *partly
-supported* when a claim was removed; else *supported*."""
+A table quote (a markdown pipe table, the readers' form, under the lines before it) is matched
+as cells: a claim's words must be in **one row** (with the header and the lines above the
+table), or in as many rows as the claim names by their first cell ("the X100 costs $499 and
+the X200 $599"): a price read from the wrong row is not held. The quotes that hold a claim
+must also share a content word with the question (they are about what was asked).
+
+A claim is *supported* when the quotes it cites hold it; else *re-attributed* when other quotes
+of the prompt hold it (its citations become the fewest quotes that do, at most
+:data:`MAX_SUPPORT`, cited quotes first); else *unsupported*, and it is removed. A sentence
+saying the quotes lack the answer (:func:`refuses`) makes the answer *not found*
+(:data:`NOT_FOUND`, the prompt's first quotes listed as the closest), as does an answer left
+with no claim; *partly supported* when a claim was removed; else *supported*. With the check
+``none`` every claim is kept as the reply cites it, and the mark says only whether it
+declined."""
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Callable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from itertools import combinations
+from itertools import combinations, product
 
-from kgp_kedro.asking.relations import sentences, who_did_what
-from kgp_kedro.asking.words import WORD as _WORD
-from kgp_kedro.asking.words import key as _key
-from kgp_kedro.asking.words import keys as _keys
-from kgp_kedro.asking.words import norm as _norm
+from kgp_kedro.asking.words import TOKEN, found, is_number, key, keys, sentences
+from kgp_kedro.corpus.sources.formats.base import table_rows
 from kgp_kedro.ewek.composer import keep_citations, parse_citations
+from kgp_kedro.prompts.ask import NOT_ANSWERED
 
-NOT_FOUND = "Not found in your documents."
-CHECKS = ("claim", "relation", "answer", "none")
+NOT_FOUND = NOT_ANSWERED   # the answer of a question the quotes do not answer
+CHECKS = ("answer", "none")
 MARKS = ("supported", "partly supported", "not found")
-REFUSAL = re.compile(
-    r"\b(?:(?:do|does|did)(?: not|n't)|not|cannot|can't|unable to|no)\s+(?:\w+\s+){0,2}?"
-    r"(?:answer|mention|mentioned|contain|provide|provided|include|specify|specified|say|"
-    r"state|stated|give|given|information|determine|found|find|available|enough)\b", re.I)
-# a capital letter, accented ones too (the "Á" of "Árpád", the "Ø" of "Øystein"): the
-# uppercase letters of the Latin, Greek and Cyrillic blocks
-_UP = "[" + re.escape("".join(c for c in map(chr, range(0x2000)) if c.isupper())) + "]"
-# a sentence ends at . ! ? before a capital or a citation, not after an initial or a title
-_SENTENCE = re.compile(rf"(?<!\b{_UP}\.)(?<!\b(?:Mr|Dr|St|Jr)\.)(?<!\bMrs\.)(?<=[.!?])\s+"
-                       rf"(?=(?:{_UP}|\[))")
-# a sentence pointing at the quotes ("This information is found in quote [2]", "This is
-# stated in quote [5]." and nothing more): its citations belong to the claim before it
+MAX_SUPPORT = 2   # quotes at most that hold one claim together
+CLOSEST = 3       # quotes listed with a "not found" answer
+FUNCTION_WORDS = frozenset(
+    "a an the he she it its his her hers they them their this that these those there then "
+    "in on at of for by to from with and or but as yes no not quote quotes according based "
+    "also both however which who whom whose what when where while was were is are be been "
+    "has have had did does do i we you our your one two can could may might must shall "
+    "should will would into onto over under about above below after before than such each "
+    "every some any other more most only same very just used uses using use table tables "
+    "section chapter figure page appendix note example".split())
+# a sentence saying the quotes lack the answer: a negation before a verb of saying or having,
+# in a sentence naming the quotes, the documents or the information; or "not found"
+_NEGATION = r"(?:not|no|\w+n't|cannot|unable\s+to|neither|nor|none\s+of)"
+_LACKING = (r"(?:mention|mentions|mentioned|contain|contains|provide|provides|provided|include|"
+            r"includes|included|specify|specifies|specified|say|says|state|states|stated|"
+            r"give|gives|given|answer|answers|indicate|indicates|discuss|discusses|address|"
+            r"addresses|cover|covers|information|details?|find|found|available|enough|"
+            r"determine|determined|clear|explicit|explicitly|directly)")
+_LACK = re.compile(rf"\b{_NEGATION}\b(?:\s+\S+){{0,4}}?\s+{_LACKING}\b", re.I)
+_SOURCES = re.compile(r"\b(?:quotes?|documents?|passages?|context|sources?|excerpts?|"
+                      r"provided|I)\b", re.I)
+_NOT_FOUND = re.compile(r"\bnot\s+found\b|\bno\s+(?:such\s+)?information\b|"
+                        r"\bcannot\s+be\s+(?:found|determined|answered)\b|"
+                        r"\bI\s+(?:do\s+not|don't)\s+know\b", re.I)
+_CITED = re.compile(r"^(\s*\[\d+(?:\s*,\s*\d+)*\])+")
+# a sentence pointing at the quotes ("This information is found in quote [2]"): its
+# citations belong to the claim before it
 POINTER = re.compile(r"^(?:this|the|that)\s+(?:information|answer|fact)\b.*\bquotes?\b|"
                      r"^(?:this|that|it)\s+(?:is|was|can\s+be)\s+(?:stated|mentioned|found|"
                      r"seen|given|cited|shown)\s+(?:in|from)\s+(?:the\s+)?(?:\w+\s+)?quotes?"
                      r"[\s\d\[\],]*\.?$|"
                      r"^(?:as\s+)?(?:stated|mentioned|found|given|cited)\s+in\s+(?:the\s+)?"
                      r"quotes?\b", re.I)
-_CITED = re.compile(r"^(\s*\[\d+(?:\s*,\s*\d+)*\])+")
-# a name, or a number with the letters written onto it ("5th", "1990s": one word of a quote)
-_TERM = re.compile(rf"\b(?:{_UP}[\w'’-]*|\d[\d,.]*\d[a-z]*|\d[a-z]*)")
-_NAME = re.compile(rf"\b{_UP}[\w'’-]+(?:\s+(?:{_UP}[\w'’-]+|{_UP}\.|von|van|de|del|di|da|"
-                   rf"la|le|of|ibn|bin|bint))*\s+{_UP}[\w'’-]+")
-_CONTENT = re.compile(r"\b[a-z][a-z'-]{3,}\b")
-_ASIDE = re.compile(r"\(([^()]*)\)")
-FUNCTION_WORDS = frozenset(
-    "a an the he she it its his her hers they them their this that these those there then "
-    "in on at of for by to from with and or but as yes no not quote quotes according based "
-    "also both however which who whom whose what when where while was were is are be been "
-    "has have had did does do i we you our your one two".split())
-MAX_SUPPORT = 2   # quotes at most that hold one claim's terms together
-CLOSEST = 3       # quotes listed with a "not found" answer
+_QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”|`([^`]+)`|(?<!\w)'([^']+)'(?!\w)")
+_CONTENT = re.compile(r"\b[^\W\d_][\w'-]{3,}\b")
 
 
-def terms(claim: str, question: str, check: str) -> set[str]:
-    """The claim's terms (module docstring) as word keys, all of them (``claim``,
-    ``relation``) or the new ones (``answer``)."""
-    asked = _keys(question)
-    names = {_key(w) for t in _TERM.findall(claim) for w in _WORD.findall(t)
-             if _norm(w) not in FUNCTION_WORDS and _norm(w)}
-    if not names - asked:
-        names |= {_key(w) for w in _CONTENT.findall(claim) if w not in FUNCTION_WORDS} - asked
-    return names - aside(question) if check in ("claim", "relation") else names - asked
+def refuses(sentence: str) -> bool:
+    """Whether ``sentence`` says the quotes do not answer ("The quotes do not mention …",
+    "No information is given …", "Not found in the documents."), not a negative answer
+    ("The warranty does not include water damage")."""
+    return bool(_NOT_FOUND.search(sentence)
+                or (_LACK.search(sentence) and _SOURCES.search(sentence)))
 
 
-def aside(question: str) -> set[str]:
-    """The word keys of the question's parenthesized parts (``1954`` and ``film`` of
-    ``Camelia (1954 Film)``): the ``claim`` check does not need them found."""
-    return _keys(" ".join(_ASIDE.findall(question)))
+def _code_like(token: str, before: str) -> bool:
+    """A word written as code or a product name: an inner capital (``PostgreSQL``), capitals
+    only (``SQL``), letters and digits together (``x86``, ``utf8``), ``_`` or a joining
+    ``.``/``/``/``-`` between letters (``git-config``, ``I/O``), or an option's dash before it."""
+    return bool(re.search(r"[a-z][A-Z]", token) or (len(token) > 1 and token.isupper())
+                or (re.search(r"\d", token) and re.search(r"[^\W\d_]", token))
+                or "_" in token or re.search(r"[^\W\d_][./-][^\W\d_]", token)
+                or before.endswith("-"))
+
+
+def specifics(claim: str, question: str = "") -> list[str]:
+    """The claim's specifics (module docstring) the question lacks, as written, in order."""
+    asked = keys(question)
+    quoted = {t for groups in _QUOTED.findall(claim) for g in groups for t in TOKEN.findall(g)}
+    out = []
+    for i, match in enumerate(TOKEN.finditer(claim)):
+        token, before = match.group(0), claim[:match.start()]
+        word = token.casefold()
+        special = (token in quoted or is_number(token) or _code_like(token, before)
+                   or (i > 0 and token[0].isupper() and word not in FUNCTION_WORDS))
+        if special and key(token) not in asked and word not in FUNCTION_WORDS | {"i"}:
+            out.append(token)
+    return list(dict.fromkeys(out))
+
+
+def content(text: str) -> set[str]:
+    """The keys of ``text``'s content words: 4+ letters, not a function word."""
+    return {key(w) for w in _CONTENT.findall(text) if w.casefold() not in FUNCTION_WORDS}
 
 
 @dataclass
@@ -123,26 +144,12 @@ class Grounded:
     closest: list[int]
 
 
-def _split(answer: str, question: str) -> list[str]:
-    """``answer`` cut at its sentence ends (:data:`_SENTENCE`), except where the words either
-    side of one stand so in ``question`` (a title's "Rossini! Rossini!")."""
-    pieces: list[str] = []
-    for piece in _SENTENCE.split(answer.strip()):
-        before, after = (pieces[-1].split() if pieces else []), piece.split()
-        if before and after and f"{before[-1]} {after[0]}" in question:
-            pieces[-1] = f"{pieces[-1]} {piece}"
-        else:
-            pieces.append(piece)
-    return pieces
-
-
-def claims(answer: str, question: str = "") -> list[tuple[str, list[int]]]:
+def claims(answer: str) -> list[tuple[str, list[int]]]:
     """The answer's sentences with the numbers each cites (a citation right after a
     sentence's full stop belongs to that sentence, and so do the citations of a sentence
-    pointing at the quotes after it, :data:`POINTER`); a sentence end inside a phrase of
-    ``question`` does not cut."""
+    pointing at the quotes after it, :data:`POINTER`)."""
     out: list[tuple[str, list[int]]] = []
-    for piece in _split(answer, question):
+    for piece in sentences(answer):
         lead = _CITED.match(piece)
         if lead and out:
             out[-1] = (out[-1][0], out[-1][1] + parse_citations(lead.group(0)))
@@ -150,49 +157,72 @@ def claims(answer: str, question: str = "") -> list[tuple[str, list[int]]]:
         text = " ".join(keep_citations(piece, set()).split())
         if text and out and POINTER.match(text):
             out[-1] = (out[-1][0], out[-1][1] + parse_citations(piece))
-        elif text:
+        elif text and re.search(r"\w", text):
             out.append((text, parse_citations(piece)))
     return out
 
 
+class Quote:
+    """A quote as the check reads it: its *units*, the word keys a claim's words may be found
+    in together (the whole quote; a table quote one unit a row, the header and the lines above
+    the table in each), and each table row's first-cell keys."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        lines = text.splitlines()
+        at = next((i for i, line in enumerate(lines) if line.lstrip().startswith("|")), None)
+        rows = table_rows("\n".join(lines[at:])) if at is not None else None
+        if not rows or len(rows) < 2:
+            self.units, self.firsts = [keys(text)], []
+            return
+        head = keys("\n".join(lines[:at])) | keys(" ".join(rows[0]))
+        body = [row for row in rows[1:] if any(row)]
+        self.units = [head | keys(" ".join(row)) for row in body]
+        self.firsts = [keys(row[0]) for row in body]
+
+    def choices(self, claim_keys: set[str]) -> list[set[str]]:
+        """The units a claim may be held by: for a table whose rows the claim names by their
+        first cell, those rows (and together, when it names two or more); else each unit."""
+        named = [u for u, first in zip(self.units, self.firsts) if first and first <= claim_keys]
+        if not named:
+            return self.units
+        return named + ([set().union(*named)] if len(named) >= 2 else [])
+
+
+def _needed(held: set[str], hard: list[str], soft: set[str]) -> set[str]:
+    """The claim's words ``held`` holds: its hard words found there, its soft keys there."""
+    return {t for t in hard if found(t, held)} | (soft & held)
+
+
+def _holds(units: tuple[set[str], ...], hard: list[str], soft: set[str],
+           topic: set[str]) -> bool:
+    """Whether ``units`` (one a quote) hold a claim together: every ``hard`` word found, half
+    the ``soft`` keys at least, a word of the question's ``topic`` when it has one, and, for
+    several, each holding a word of the claim the others lack (no quote cited for nothing)."""
+    held = set().union(*units)
+    if not (all(found(t, held) for t in hard)
+            and len(soft & held) >= math.ceil(len(soft) / 2)
+            and (not topic or bool(topic & held))):
+        return False
+    words = [_needed(u, hard, soft) for u in units]
+    return len(units) == 1 or all(
+        words[i] - set().union(*(w for j, w in enumerate(words) if j != i))
+        for i in range(len(units)))
+
+
+def _held_by(group: Iterable[int], quotes: list[Quote], claim_keys: set[str], hard: list[str],
+             soft: set[str], topic: set[str]) -> bool:
+    """Whether the quotes numbered ``group`` hold the claim, one unit (:meth:`Quote.choices`)
+    of each together."""
+    options = [quotes[n - 1].choices(claim_keys) for n in group]
+    return bool(options) and any(_holds(units, hard, soft, topic)
+                                 for units in product(*options))
+
+
 def _snippet(passage: str, needed: set[str], chars: int) -> str:
     """The sentence (or line) of ``passage`` holding most of ``needed``, cut to ``chars``."""
-    pieces = sentences(passage)
-    best = max(pieces, key=lambda p: len(needed & _keys(p)), default=passage)
+    best = max(sentences(passage), key=lambda s: len(needed & keys(s)), default=passage)
     return " ".join(best.split())[:chars]
-
-
-def _names(text: str) -> set[str]:
-    """The full names of ``text``: runs of two or more capitalized words, casefolded."""
-    return {" ".join(m.group(0).split()).casefold() for m in _NAME.finditer(text)}
-
-
-def new_names(text: str, question: str) -> list[str]:
-    """The full names of ``text`` (as :func:`_names` finds them) that ``question`` lacks, in
-    their order in ``text``, as written there."""
-    asked = _names(question)
-    found = [" ".join(m.group(0).split()) for m in _NAME.finditer(text)]
-    return list(dict.fromkeys(n for n in found if n.casefold() not in asked))
-
-
-def _together(group: list[int], needed: set[str], quotes: list[set[str]],
-              names: list[set[str]]) -> bool:
-    """Whether the quotes ``group`` hold ``needed`` together: all its words are theirs and,
-    for several quotes, each shares a full name with another one of them (the bridge of a
-    two-hop claim: a film's quote and its director's, both naming the director)."""
-    held = [quotes[n - 1] for n in group]
-    return bool(group) and needed <= set().union(*held) and (len(group) == 1 or all(
-        any(names[a - 1] & names[b - 1] for b in group if b != a) for a in group))
-
-
-def _holding(order: list[int], holds: Callable[[list[int]], bool]) -> list[int]:
-    """The fewest quotes (numbers, at most :data:`MAX_SUPPORT`; earlier in ``order`` first)
-    that ``holds`` accepts; empty when none do."""
-    for size in range(1, MAX_SUPPORT + 1):
-        for group in combinations(order, size):
-            if holds(list(group)):
-                return list(group)
-    return []
 
 
 def _cite(text: str, numbers: list[int]) -> str:
@@ -204,6 +234,31 @@ def _cite(text: str, numbers: list[int]) -> str:
     return body + marks
 
 
+def check_claim(claim: Claim, question: str, quotes: list[Quote]) -> Claim:
+    """``claim``'s support and verdict against ``quotes`` (module docstring)."""
+    hard = specifics(claim.text, question)
+    soft = set() if hard else (content(claim.text) - keys(question)
+                               or content(claim.text))
+    claim_keys, topic = keys(claim.text), content(question)
+    cited = [n for n in claim.cited if 1 <= n <= len(quotes)]
+    if not hard and not soft:
+        claim.support, claim.verdict = cited, "empty"
+        return claim
+
+    def holds(group: Iterable[int]) -> bool:
+        return _held_by(group, quotes, claim_keys, hard, soft, topic)
+    if cited and len(cited) <= MAX_SUPPORT and holds(cited):
+        claim.support, claim.verdict = cited, "supported"
+        return claim
+    order = cited + [n for n in range(1, len(quotes) + 1) if n not in cited]
+    for size in range(1, MAX_SUPPORT + 1):
+        for group in combinations(order, size):
+            if holds(group):
+                claim.support, claim.verdict = list(group), "re-attributed"
+                return claim
+    return claim
+
+
 def ground(question: str, answer: str, quotes: list[str], check: str,
            snippet_chars: int) -> Grounded:
     """``answer`` (a reply over the numbered ``quotes``) grounded by ``check`` (module
@@ -211,37 +266,25 @@ def ground(question: str, answer: str, quotes: list[str], check: str,
     if check not in CHECKS:
         raise ValueError(f"grounding check {check!r}: expected one of {', '.join(CHECKS)}")
     closest = list(range(1, min(CLOSEST, len(quotes)) + 1))
-    if REFUSAL.search(answer) or not answer.strip():
-        return Grounded(NOT_FOUND, "not found", [Claim(t, c) for t, c in claims(answer, question)],
-                        closest)
-    words, names = [_keys(q) for q in quotes], [_names(q) for q in quotes]
-    asked_aside = aside(question)
-    found: list[Claim] = []
-    for text, cited in claims(answer, question):
-        claim = Claim(text, cited)
-        needed, new = terms(text, question, check), terms(text, question, "answer")
-        cited_here = [n for n in cited if 1 <= n <= len(quotes)]
-
-        def holds(group: list[int], text: str = text, needed: set[str] = needed) -> bool:
-            return _together(group, needed, words, names) and (
-                check != "relation" or who_did_what(
-                    text, question, [quotes[n - 1] for n in group], needed, asked_aside))
-        if check == "none":
-            claim.support, claim.verdict = cited_here, "supported"
-        elif not new:
-            claim.verdict = "empty"   # it says nothing the question does not
-        elif holds(cited_here):
-            claim.support, claim.verdict = cited_here, "supported"
-        else:
-            others = [n for n in range(1, len(quotes) + 1) if n not in cited_here]
-            claim.support = _holding(cited_here + others, holds)
-            claim.verdict = "re-attributed" if claim.support else "unsupported"
+    said = [Claim(text, cited) for text, cited in claims(answer)]
+    if not said or any(refuses(c.text) for c in said):
+        return Grounded(NOT_FOUND, "not found", said, closest)
+    if check == "none":
+        for claim in said:
+            claim.support = [n for n in claim.cited if 1 <= n <= len(quotes)]
+            claim.verdict = "supported"
+        return Grounded(" ".join(_cite(c.text, c.support) for c in said), "supported",
+                        said, [])
+    read = [Quote(q) for q in quotes]
+    for claim in said:
+        check_claim(claim, question, read)
         if claim.support:
-            claim.snippet = _snippet(quotes[claim.support[-1] - 1], needed, snippet_chars)
-        found.append(claim)
-    kept = [c for c in found if c.support or (check == "none" and c.verdict == "supported")]
+            claim.snippet = _snippet(quotes[claim.support[-1] - 1],
+                                     keys(claim.text) - keys(question), snippet_chars)
+    checked = [c for c in said if c.verdict != "empty"]
+    kept = [c for c in checked if c.support]
     if not kept:
-        return Grounded(NOT_FOUND, "not found", found, closest)
-    text = " ".join(_cite(c.text, c.support) for c in kept)
-    return Grounded(text, "supported" if len(kept) == len(found) else "partly supported",
-                    found, [])
+        return Grounded(NOT_FOUND, "not found", said, closest)
+    shown = [c for c in said if c.support or c.verdict == "empty"]
+    return Grounded(" ".join(_cite(c.text, c.support) for c in shown),
+                    "supported" if len(kept) == len(checked) else "partly supported", said, [])

@@ -7,13 +7,11 @@ retrieval and the reader's call, as in the ask stage (the same retriever, the sa
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pandas as pd
 
-from kgp_kedro.asking.answers import answer_with_citations, hop_index
-from kgp_kedro.asking.citations import locate_passages
+from kgp_kedro.asking.answers import AskOptions, answer_with_citations
 from kgp_kedro.corpus.schema import QUESTION_COLUMNS
 from kgp_kedro.graphs.build import GraphTables
 from kgp_kedro.llm import LLMClient
@@ -39,31 +37,18 @@ class AskSession:
     :func:`kgp_kedro.pipelines.parameter_tree.parse_method` gives); ``nodes``/``edges`` and
     ``setting`` the KG the method walks or routes over, ``embeddings`` the passage vectors of
     ``encoder`` (a loaded :class:`~kgp_kedro.models.encoders.SentenceEncoder`), each where the
-    method requires it; ``client`` the reader; the ask options as the ask stage's."""
+    method requires it; ``client`` the reader; ``options`` the ask stage's."""
 
-    def __init__(self, passages: pd.DataFrame, method, budget: int, client: LLMClient, *,
-                 contexts: int, instruction: str, margin_tokens: int, snippet_chars: int,
-                 grounding: str, tables: str, max_documents: int | None, quote_form: str,
-                 distinct_quotes: bool,
-                 decompositions: Sequence[tuple[str, Sequence[str]]] = (),
-                 hop_quotes: int = 0,
-                 nodes: pd.DataFrame | None = None, edges=None,
-                 setting: str | None = None,
-                 embeddings: pd.DataFrame | None = None, encoder=None) -> None:
+    def __init__(self, passages: pd.DataFrame, method, budget: int, client: LLMClient,
+                 options: AskOptions, *, nodes: pd.DataFrame | None = None, edges=None,
+                 setting: str | None = None, embeddings: pd.DataFrame | None = None,
+                 encoder=None) -> None:
         if passages["collection_id"].nunique() != 1:
             raise ValueError(f"an ask session asks one folder's collection; the passages hold "
                              f"{passages['collection_id'].nunique()} collections")
         needs = method.requirements
         self.passages, self.method, self.client = passages, method, client
-        self.options = {"contexts": contexts, "instruction": instruction,
-                        "margin_tokens": margin_tokens, "snippet_chars": snippet_chars,
-                        "grounding": grounding, "tables": tables,
-                        "max_documents": max_documents, "quote_form": quote_form,
-                        "distinct_quotes": distinct_quotes,
-                        "decompositions": decompositions, "hop_quotes": hop_quotes,
-                        # the hop quotes' BM25 over the folder, built once for every question
-                        "hops_index": hop_index(locate_passages(passages), tables, quote_form)
-                        if hop_quotes and decompositions else None}
+        self.options = options
         self.retriever = method.retriever(method.params, Resources(
             int(budget), encoder, client if needs.llm else None))
         graphs = GraphTables(nodes, edges) if needs.graph else None
@@ -88,5 +73,5 @@ class AskSession:
         found = run_retriever(self.retriever, asked, self.collections, self.method.name)
         middle = time.perf_counter()
         answer = answer_with_citations(asked, found, self.passages, self.client,
-                                       self.method.name, **self.options)
+                                       self.method.name, self.options)
         return Asked(answer, found, middle - start, time.perf_counter() - middle)

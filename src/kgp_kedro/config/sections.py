@@ -275,47 +275,25 @@ class AskParams(Params):
     max_tokens: PosInt = 160       # the answer's tokens at most
     snippet_chars: PosInt = 240    # of each cited passage in the report
     instruction: str = ANALYST_INSTRUCTION   # kgp_kedro.prompts.ask
-    # each claim of an answer checked against the quotes (kgp_kedro.asking.grounding): claim
-    # (all its names and numbers found in the quotes it cites or others), relation (those, and
-    # who did what: kgp_kedro.asking.relations), answer (only the names and numbers the
-    # question lacks), none (the reply as it is); relation chosen on a fourth analyst folder
-    # (docs/ask.md)
-    grounding: Literal["claim", "relation", "answer", "none"] = "relation"
-    # a table passage quoted as facts (a "subject — relation — object" line a row, the
-    # chained rows joined: kgp_kedro.asking.tables), as facts with each chain also said as
-    # one fact (composed: "A — paternal grandfather (father of the father) — C"), or as the
-    # markdown table it was read as
-    tables: Literal["facts", "composed", "markdown"] = "facts"
+    # each claim of an answer checked against the quotes (kgp_kedro.asking.grounding): answer
+    # (what a claim adds beyond the question, its numbers whole, its names and code words,
+    # found in the quotes it cites or others; a table's in one row), none (the reply as it is)
+    grounding: Literal["answer", "none"] = "answer"
+    # a table passage quoted as the markdown table it was read as, or as facts (a line a row
+    # under a line naming the table and its columns: kgp_kedro.asking.tables)
+    tables: Literal["markdown", "facts"] = "markdown"
     # quotes from the passages of at most this many files, the best ranked (null: any);
-    # kgp_kedro.reading.contexts.within_documents, issue 48's read.max_documents. 4 and
-    # headed below: chosen together on the analyst benchmark by a rule stated before the runs
-    # and confirmed on a held-out folder (docs/ask.md#choosing-what-the-prompt-quotes)
+    # kgp_kedro.reading.contexts.within_documents
     max_documents: PosInt | None = 4
-    # a passage quoted as it was read (passage) or after the heading above it (headed: a
-    # heading is then not quoted alone); kgp_kedro.asking.answers.quoted_text
-    quote_form: Literal["passage", "headed"] = "headed"
-    # a passage whose quote is word for word an earlier quote's (the same paragraph in several
-    # files) left out (true) or quoted again (false); kgp_kedro.asking.answers.quote_order
-    distinct_quotes: bool = False
-    # a question of several hops read one sub-question at a time over the same quotes (chain:
-    # read.hops' reading, its read.hop_examples decompositions drawn from train.sources; the
-    # answer each hop's cited reply in turn) or in one call (whole); kgp_kedro.asking.answers
-    hops: Literal["whole", "chain"] = "whole"
-    # with hops chain, each sub-question also quoted this many more passages, those BM25 ranks
-    # best for the sub-question itself (its earlier answers put in: the bridge's own page),
-    # numbered after the question's quotes (0: the question's quotes only);
-    # kgp_kedro.asking.hop_quotes
-    hop_quotes: NonNegInt = 0
+    # a passage quoted after the heading above it (headed), or after its file, page and
+    # heading (sourced); kgp_kedro.asking.answers.quoted_text
+    quote_form: Literal["headed", "sourced"] = "headed"
+    # each quote also holds this many passages before and after it in its file (0: the passage
+    # alone); kgp_kedro.asking.answers.windows
+    passage_window: NonNegInt = 0
     # the ask app's uploads (notebooks/ask_app.ipynb): the folder its uploaded files are
     # written into, under the project folder
     uploads: str = "data/ask/uploads"
-
-    @model_validator(mode="after")
-    def _hop_quotes_need_hops(self) -> AskParams:
-        if self.hop_quotes and self.hops != "chain":
-            raise ValueError("hop_quotes quotes passages for a chain's sub-questions: it needs "
-                             "`hops: chain`")
-        return self
 
 
 class PipelinesParams(Params):

@@ -11,7 +11,7 @@ def create_pipeline(params) -> Pipeline:
     if method not in params.methods:
         return Pipeline([])
     inputs = ["qa_questions", f"retrieved_{method}", "passages", "params:ask", "params:llm",
-              "params:read", "params:train"]
+              "params:read"]
     if sanity in params.methods:
         inputs.append(f"retrieved_{sanity}")
     return Pipeline([

@@ -10,10 +10,10 @@ from typing import Any
 from kgp_kedro.asking.session import AskSession
 from kgp_kedro.config import validate
 from kgp_kedro.config.base import setting_label
-from kgp_kedro.config.sections import AskParams, EncoderParams, ReadParams
+from kgp_kedro.config.sections import AskParams, EncoderParams
 from kgp_kedro.llm import LLMClient
 from kgp_kedro.models.loading import load_encoder
-from kgp_kedro.pipelines.ask.nodes import ask_decompositions, reader
+from kgp_kedro.pipelines.ask.nodes import options, reader
 from kgp_kedro.pipelines.parameter_tree import Method, parse_method
 
 
@@ -60,14 +60,7 @@ def open_session(catalog, data: dict[str, Any], method: Method,
                                    f"embed.encoders.{encoder}")) if needs.embeddings else None)
     return AskSession(
         data["passages"], method, catalog.load("params:retrieve.budget"), client,
-        contexts=ask.contexts, instruction=ask.instruction,
-        margin_tokens=validate(ReadParams, catalog.load("params:read"), "read").margin_tokens,
-        snippet_chars=ask.snippet_chars, grounding=ask.grounding,
-        tables=ask.tables, max_documents=ask.max_documents, quote_form=ask.quote_form,
-        distinct_quotes=ask.distinct_quotes,
-        decompositions=ask_decompositions(ask, catalog.load("params:read"),
-                                          catalog.load("params:train"), project),
-        hop_quotes=ask.hop_quotes,
+        options(catalog.load("params:ask"), catalog.load("params:read")),
         nodes=data.get(f"kg_nodes_{variant}"),
         edges=data.get(f"kg_edges_{variant}"), setting=setting_label(graph["setting"]),
         embeddings=data.get(f"passage_embeddings_{encoder}"), encoder=model)

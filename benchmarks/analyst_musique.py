@@ -1,5 +1,5 @@
 """The analyst benchmark's questions from bundled MuSiQue **train** records (issue 49): the
-same three kinds as :mod:`.benchmark`'s 2Wiki folders, one PDF and one question a record, by
+same three kinds as ``analyst_folders.py``'s 2Wiki folders, one PDF and one question a record, by
 fixed rules (no question picked by eye). MuSiQue's questions are written by people over
 composed single-hop questions, not by 2Wiki's templates, so a folder of them measures the
 ask path on questions of another form.
@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from kgp_kedro.asking.benchmark import KINDS, holds, is_latin, latin, without_answered_none
+from benchmarks.analyst_folders import KINDS, holds, is_latin, latin, without_answered_none
 
 
 def eligible(record: dict) -> bool:
@@ -59,7 +59,7 @@ def _fits(record: dict, kind: str) -> bool:
 
 
 def plan(records: Iterable[dict], per_kind: int) -> list[dict]:
-    """``per_kind`` questions of each kind, as :func:`kgp_kedro.asking.benchmark.plan`'s
+    """``per_kind`` questions of each kind, as :func:`analyst_folders.plan`'s
     (with ``answers``: the record's ``answer_aliases``), by this module's rules."""
     pool = [r for r in records if eligible(r)]
     chosen: list[dict] = []

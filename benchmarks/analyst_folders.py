@@ -1,6 +1,7 @@
-"""The analyst benchmark (issue 49): a folder of PDFs with gold answers made from bundled
+"""The analyst folders (issue 49): a folder of PDFs with gold answers made from bundled
 2WikiMultihopQA **train** records by fixed rules (no question picked by eye; MuSiQue's:
-:mod:`.benchmark_musique`), and the scores of an ask run's answers over it.
+``analyst_musique.py``), scored by ``bench_ask.py``. Generated data, not a chooser: the
+ask settings are chosen on the real documents of ``data/real_docs``.
 
 Each chosen record becomes one PDF (its paragraphs under their titles, three a page) and one
 question, of one of three kinds, assigned in turn to the eligible records in file order:
@@ -25,11 +26,7 @@ import logging
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
-import pandas as pd
-
-from kgp_kedro.evaluation.qa_metrics import (contains_answer, exact_match, f1_score,
-                                             normalize_answer)
-from kgp_kedro.reading.choices import stated_dates
+from kgp_kedro.evaluation.qa_metrics import normalize_answer
 
 logger = logging.getLogger(__name__)
 
@@ -166,64 +163,3 @@ def make_folder(out: Path, records: Iterable[dict], per_kind: int,
                           "supporting_docs": [] if item["kind"] == "none" else [item["file"]]})
     (out / "questions.jsonl").write_text("".join(json.dumps(q) + "\n" for q in questions))
     return questions
-
-
-def same_date(prediction: str, gold: str) -> float:
-    """1.0 when ``gold`` is one full date (day, month and year) that ``prediction`` states in
-    either form :func:`~kgp_kedro.reading.choices.stated_dates` reads ("November 1, 1967" for
-    "1 November 1967"; not "Nov. 1st" or "1967-11-01"); else 0.0."""
-    golds = stated_dates(gold)
-    if len(golds) != 1 or 0 in golds[0]:
-        return 0.0
-    return float(golds[0] in stated_dates(prediction))
-
-
-def score(answers: pd.DataFrame, questions: list[dict],
-          quotes: Mapping[str, str]) -> pd.DataFrame:
-    """One row per question: its ``kind``, the gold answer, the answer and its ``mark``;
-    ``quoted``: the gold answer (normalized) a phrase of a quote of its prompt (``quotes``:
-    each passage id's text as the prompt quotes it; ``answers``' ``context_ids``); ``em``,
-    ``f1`` and ``correct`` (the gold answer inside the answer; an answer marked ``not found``
-    is not correct) against the gold answer, ``correct_dates`` the same or a full date gold
-    answer stated in its other written form (:func:`same_date`), each the best over the gold
-    answer and the question's other answers (:func:`golds`); ``abstained`` (marked
-    ``not found``); ``seconds`` (retrieval and the reader)."""
-    gold = {q["id"]: q for q in questions}
-    rows = []
-    for row in answers.itertuples(index=False):
-        q = gold[row.question_id]
-        found, accepted = row.mark != "not found", golds(q)
-        held = contains_answer(row.answer, accepted) if found else 0.0
-        rows.append({"question_id": row.question_id, "kind": q["kind"], "gold": q["answer"],
-                     "answer": row.answer, "mark": row.mark,
-                     "quoted": any(holds([("", quotes[p]) for p in row.context_ids], g)
-                                   for g in accepted),
-                     "em": exact_match(row.answer, accepted) if found else 0.0,
-                     "f1": f1_score(row.answer, accepted) if found else 0.0,
-                     "correct": held,
-                     "correct_dates": max(held, *(same_date(row.answer, g) for g in accepted))
-                     if found else 0.0,
-                     "abstained": not found,
-                     "seconds": (row.retrieval_ms + row.latency_ms) / 1000})
-    return pd.DataFrame(rows)
-
-
-def summary(scored: pd.DataFrame) -> dict[str, float]:
-    """The benchmark's figures: answerable correct (and of the ``table`` kind alone; and with a
-    date in either form, ``correct_dates``), EM and F1
-    over the answerable, the grounded rate (answers not abstaining marked ``supported``),
-    abstention precision and recall (``none`` the positives), seconds a question."""
-    answerable = scored[scored["kind"] != "none"]
-    answered = scored[~scored["abstained"]]
-    abstained, none = scored[scored["abstained"]], scored[scored["kind"] == "none"]
-    hits = int((abstained["kind"] == "none").sum())
-    return {"questions": len(scored), "answerable": len(answerable),
-            "correct": float(answerable["correct"].mean()),
-            "correct_dates": float(answerable["correct_dates"].mean()),
-            "table_correct": float(scored[scored["kind"] == "table"]["correct"].mean()),
-            "em": float(answerable["em"].mean()), "f1": float(answerable["f1"].mean()),
-            "grounded": float((answered["mark"] == "supported").mean()) if len(answered)
-            else 1.0,
-            "abstention_precision": hits / len(abstained) if len(abstained) else 1.0,
-            "abstention_recall": hits / len(none) if len(none) else 1.0,
-            "seconds": float(scored["seconds"].mean())}

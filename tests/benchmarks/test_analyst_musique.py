@@ -1,6 +1,6 @@
 """The analyst benchmark's MuSiQue folders (issue 49): bundled MuSiQue train records made into
-questions by :mod:`kgp_kedro.asking.benchmark_musique`'s rules, and an answer scored against
-a record's other accepted answers; the expectations read by hand from the records."""
+questions by ``benchmarks/analyst_musique.py``'s rules, and an answer scored against a
+record's other accepted answers; the expectations read by hand from the records."""
 from __future__ import annotations
 
 import json
@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from kgp_kedro.asking.benchmark import KINDS, make_folder, score
-from kgp_kedro.asking.benchmark_musique import eligible, facts, plan
+from benchmarks.analyst_folders import KINDS, make_folder
+from benchmarks.analyst_musique import eligible, facts, plan
+from kgp_kedro.evaluation.ask_scores import Gold, score
 from kgp_kedro.evaluation.qa_metrics import normalize_answer
 
 TRAIN = (Path(__file__).resolve().parents[2]
@@ -65,12 +66,14 @@ def test_the_musique_folder_holds_each_kind_by_its_rules(tmp_path):
 def test_an_answer_naming_another_accepted_answer_is_correct():
     record = _record("Who was the first president of the association which published")
     assert record["answer"] == "G. Stanley Hall" and record["answer_aliases"] == ["Stanley Hall"]
-    question = {"id": record["id"], "question": record["question"], "kind": "text",
-                "answer": record["answer"], "answers": record["answer_aliases"]}
-    answers = pd.DataFrame([{"question_id": record["id"], "mark": "supported",
-                             "answer": "Its first president was Stanley Hall [1].",
-                             "context_ids": ["p1"], "retrieval_ms": 0.0, "latency_ms": 0.0}])
-    scored = score(answers, [question], {"p1": "Stanley Hall was its first president."})
-    assert scored["correct"].tolist() == [1.0] and scored["quoted"].tolist() == [True]
-    scored = score(answers, [{**question, "answers": []}], {"p1": "Hall."})
-    assert scored["correct"].tolist() == [0.0] and scored["quoted"].tolist() == [False]
+    answers = pd.DataFrame([{
+        "question_id": record["id"], "mark": "supported",
+        "answer": "Its first president was Stanley Hall [1].",
+        "raw_response": "Its first president was Stanley Hall [1].",
+        "citations": json.dumps([{"file": "a.pdf", "page": 1}]), "claims": "[]",
+        "retrieval_ms": 0.0, "latency_ms": 0.0}])
+    gold = Gold("text", [record["answer"], *record["answer_aliases"]], frozenset({"a.pdf"}))
+    scored = score(answers, {record["id"]: gold}, "")
+    assert scored["correct"].tolist() == [1.0] and scored["file_cited"].tolist() == [True]
+    scored = score(answers, {record["id"]: Gold("text", [record["answer"]])}, "")
+    assert scored["correct"].tolist() == [0.0] and scored["file_cited"].tolist() == [False]
