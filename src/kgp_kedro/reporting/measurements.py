@@ -71,9 +71,11 @@ def read_measurement(path: Path, columns: Sequence[str],
 def record_measurement(rows: pd.DataFrame, path: Path, columns: Sequence[str],
                        key: Sequence[str], optional: Sequence[str] = ()) -> pd.DataFrame:
     """Add ``rows`` to the measurement at ``path``, replacing the rows with the same ``key``
-    values. Returns the whole table, rows in the order first recorded."""
+    values (an ``optional`` column ``rows`` lack is left empty). Returns the whole table, rows
+    in the order first recorded."""
     old = read_measurement(path, columns, optional)
-    new = rows[list(columns)]
+    new = rows.assign(**{c: float("nan") for c in optional if c not in rows.columns}
+                      )[list(columns)]
     kept = old[~old.set_index(list(key)).index.isin(new.set_index(list(key)).index)]
     table = pd.concat([kept, new], ignore_index=True) if len(kept) else new.reset_index(drop=True)
     write_atomic(Path(path), table.to_csv(index=False, lineterminator="\n").encode("utf-8"))

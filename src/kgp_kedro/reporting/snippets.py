@@ -88,7 +88,8 @@ def _percent(metric: str) -> bool:
 RETRIEVAL_FORMATS: dict[str, Callable[[float], str]] = {
     "recall_at_2": _share3, "recall_at_5": _share3, "sp_em_at_30": _share3,
     "ms_per_question": lambda x: f"{x:,.1f}", "calls_per_question": lambda x: f"{x:.2f}",
-    "wall_s": lambda x: f"{x:,.0f}", "index_s_per_1000_passages": lambda x: f"{x:,.1f}"}
+    "wall_s": lambda x: f"{x:,.0f}", "index_s_per_1000_passages": lambda x: f"{x:,.1f}",
+    "peak_rss_mb": lambda x: f"{x:,.0f}", "index_llm_tokens": lambda x: f"{x:,.0f}"}
 
 
 def ordered_sources(sources) -> list[str]:
@@ -337,14 +338,30 @@ def _retrieval_value(data: ResultsData, kind: str, args: Mapping[str, str]) -> s
 RETRIEVAL_LABELS = {"recall_at_2": "doc R@2", "recall_at_5": "doc R@5",
                     "sp_em_at_30": "SP-EM@30", "ms_per_question": "ms / question",
                     "calls_per_question": "model calls / question", "wall_s": "wall s",
-                    "index_s_per_1000_passages": "index s / 1,000 passages"}
+                    "index_s_per_1000_passages": "index s / 1,000 passages",
+                    "peak_rss_mb": "peak MB", "index_llm_tokens": "LLM tokens at index time"}
+
+
+def _of_unit(data: ResultsData, kind: str, args: Mapping[str, str]) -> list[str]:
+    """The measurements whose recall is in ``unit=`` (``document``, the default, or
+    ``passage``: HippoRAG 2's setting), so one block never sets the two units side by side."""
+    from kgp_kedro.reporting.retrieval_results import recall_unit
+
+    unit = args.get("unit", "document")
+    return [name for name, table in data.measurements[kind] if recall_unit(table) == unit]
+
+
+def _label(metric: str, args: Mapping[str, str]) -> str:
+    label = RETRIEVAL_LABELS[metric]
+    return (label.replace("doc ", "passage ") if args.get("unit", "document") == "passage"
+            else label)
 
 
 def _retrieval_table(data: ResultsData, kind: str, args: Mapping[str, str]) -> str:
     """``methods=A,B metric=COLUMN[,COLUMN…] [bold=M]``: a table, a row per method (per method
     and figure with several) and a column per measurement, ``a / b / c`` per source."""
     metrics, bold = _list(args, "metric"), args.get("bold")
-    names = [name for name, _ in data.measurements[kind]]
+    names = _of_unit(data, kind, args)
     lines = ["| method | " + " | ".join(names) + " |", "| --- |" + " --- |" * len(names)]
     for method in _list(args, "methods"):
         for metric in metrics:
@@ -352,7 +369,7 @@ def _retrieval_table(data: ResultsData, kind: str, args: Mapping[str, str]) -> s
                                  RETRIEVAL_FORMATS[metric]) for n in names]
             if method == bold:
                 cells = [f"**{c}**" for c in cells]
-            label = f"`{method}`" + (f" {RETRIEVAL_LABELS[metric]}" if len(metrics) > 1 else "")
+            label = f"`{method}`" + (f" {_label(metric, args)}" if len(metrics) > 1 else "")
             lines.append(f"| {label} | " + " | ".join(cells) + " |")
     return "\n\n" + "\n".join(lines) + "\n\n"
 
@@ -362,7 +379,7 @@ def _retrieval_margin(data: ResultsData, kind: str, args: Mapping[str, str]) -> 
     every source of every measurement."""
     metric, method = _need(args, "metric"), _need(args, "method")
     margins = []
-    for name, _ in data.measurements[kind]:
+    for name in _of_unit(data, kind, args):
         mine = _measurement_values(data, kind, name, method, metric)
         others = [_measurement_values(data, kind, name, o, metric) for o in _list(args, "over")]
         margins += [mine[s] - max(o[s] for o in others) for s in mine]
