@@ -19,15 +19,36 @@ same replies: ``line`` (the reply's first line) and ``short`` (a sentence frame 
 the post-processing's effect is its own row.
 
 Issue 48's configurations vary what the chosen reader (1.5B, a context a document, 3
-demonstrations) is shown: the contexts best last (``read.context_order``), only those the
-reader itself names in a first short call (``read.select``), or the passages of the best
-few documents only (``read.max_documents``, distractor control); each row records the
+demonstrations) is shown: the passages of the best few documents only
+(``read.max_documents``, distractor control), a question read by hops (``read.hops``), a
+choice decided by dates (``read.choice``), each passage's neighbours (``read.passage_window``);
+the configurations whose options issue 65 removed (:data:`ARCHIVED`: the contexts best last,
+the reader's own selection of contexts, the steps answer form, the untyped chain) keep their
+recorded rows in the tables, and commit d66a357a's version of this script runs them. Each
+row records the
 passages read and offered and how many are supporting, so a selection's precision and recall
 show. The tables give ``kgp`` minus DPR and each configuration minus the chosen reader
 (:data:`CHOSEN`) with their paired 95 % bootstrap intervals.
 
 Writes ``results/reader_design/<config>.csv`` (one row an answer form, method and question)
 and ``results/reader_design/tables.md`` (every recorded config).
+
+``--position-bias [--benchmark qa_benchmark_dev]``: position bias of the chosen reader on
+choice questions (issue 48: "measure position bias with the gold passages moved within the
+prompt"), on train questions, and the same split of a benchmark's committed dev answers (no
+model call). The train measurement is an archived record
+(``results/reader_design/position_bias.csv``): each choice question among the first 500 of the
+HotpotQA and 2Wiki train files (its last clause "X or Y?", each option the title of a
+supporting document) was read with the reading chosen then (the 1.5B model, a context a
+document, 3 demonstrations, the best 4 documents), its documents in Golden's order and
+reversed (``read.context_order``), in one call (``whole``), one option at a time (``facts``)
+and with the facts' dates deciding (``dates``). Issue 65 removed ``read.context_order`` and
+``read.choice: facts`` (docs/changelog.md); commit d66a357a's ``bench_position_bias.py``
+measures them again. The dev split: each method's choice questions, the option whose document
+its prompt shows first (the document of its best-ranked passage that names an option: the
+prompt's documents are in the rank of their best passage), the option answered, and ``kgp``
+minus DPR on choice questions and on the others, with paired 95 % intervals. Writes
+``results/reader_design/position_bias.md``.
 """
 from __future__ import annotations
 
@@ -41,6 +62,8 @@ from pathlib import Path
 import pandas as pd
 from kedro.framework.startup import bootstrap_project
 
+from kgp_kedro.corpus.sources import read_source
+from kgp_kedro.evaluation.qa_metrics import normalize_answer
 from kgp_kedro.pipelines.parameter_tree import validate_parameters
 from kgp_kedro.evaluation.qa_scores import score_answers
 from kgp_kedro.llm import make_llm
@@ -48,7 +71,8 @@ from kgp_kedro.pipelines.in_memory import run_chain
 from kgp_kedro.pipelines.parameters import project_parameters
 from kgp_kedro.reading.answers import final_answer
 from kgp_kedro.reading.demonstrations import train_demonstrations, with_demonstrations
-from kgp_kedro.reading.hops import train_decompositions
+from kgp_kedro.reading.choices import choice_options
+from kgp_kedro.reading.hops import HOP_EXAMPLES, train_decompositions
 from kgp_kedro.reading.reader import read_answers
 from kgp_kedro.reporting.qa_tables import paired_differences
 
@@ -64,6 +88,11 @@ SOURCE_ORDER = ["hotpotqa", "musique", "2wikimultihopqa"]
 # question's kind of answer, a choice question decided by its facts' dates where they tell
 CHOSEN = "1.5b_documents_4_typed_dates_window1"
 SHORT = ("short", "steps")        # the answer forms that drop a sentence frame
+# the position-bias measurement (--position-bias): its sources, its orders, the train
+# questions a source the archived measurement searched
+SOURCES = ("hotpotqa", "2wikimultihopqa")
+ORDERS = ("rank", "reversed")
+RECORDED = 500
 
 
 @dataclass(frozen=True)
@@ -76,15 +105,11 @@ class ReaderConfig:
     max_passages: int = 10
     demonstrations: int = 0
     system: bool = True
-    context_order: str = "rank"
-    select: str = "none"
-    select_min: int = 2
     max_documents: int | None = None
-    steps: bool = False              # read.answer_form steps (its system message, demonstrations)
     choice: str = "whole"            # read.choice
-    hops: str = "whole"              # read.hops (chain, typed: read.hop_examples' decompositions)
+    hops: str = "whole"              # read.hops (typed: hop_examples decompositions)
     max_tokens: int | None = None    # llm.sampling.max_tokens (None: the env's)
-    hop_examples: int | None = None  # read.hop_examples (None: the env's)
+    hop_examples: int | None = None  # decompositions shown (None: reading.hops.HOP_EXAMPLES)
     passage_window: int = 0          # read.passage_window
 
 
@@ -92,27 +117,15 @@ Q05, Q15 = "qwen2.5-coder-0.5b-instruct-q4_k_m", "qwen2.5-coder-1.5b-instruct-q4
 CONFIGS = {
     "paper": ReaderConfig(system=False),                       # Listing 3 alone
     "base": ReaderConfig(),                                    # the 0.5B qa_benchmark reader
-    "titled": ReaderConfig(context_form="titled"),
     "documents": ReaderConfig(context_form="documents"),
     "documents_demos": ReaderConfig(context_form="documents", demonstrations=3),
     "documents_demos_5": ReaderConfig(context_form="documents", demonstrations=3,
                                       max_passages=5),
-    "titled_demos": ReaderConfig(context_form="titled", demonstrations=3),
     "1.5b_base": ReaderConfig(model=Q15),
     "1.5b_documents_demos": ReaderConfig(model=Q15, context_form="documents",
                                          demonstrations=3),
-    "1.5b_titled_demos": ReaderConfig(model=Q15, context_form="titled", demonstrations=3),
     "1.5b_documents_demos_5": ReaderConfig(model=Q15, context_form="documents",
                                            demonstrations=3, max_passages=5),
-    # issue 48: the chosen reader's contexts best last, nearest the repeated question
-    "1.5b_reversed": ReaderConfig(model=Q15, context_form="documents", demonstrations=3,
-                                  context_order="reversed"),
-    # issue 48: the reader first names the contexts needed (at least 2), then answers from them
-    "1.5b_select": ReaderConfig(model=Q15, context_form="documents", demonstrations=3,
-                                select="reader"),
-    # the same, at least 3 contexts read (a 3- or 4-hop question's documents kept more often)
-    "1.5b_select_3": ReaderConfig(model=Q15, context_form="documents", demonstrations=3,
-                                  select="reader", select_min=3),
     # distractor control: passages of the best 4 documents only, the 10-passage budget filled
     # from their later passages (a graph neighbour's document past the fourth is not shown)
     "1.5b_documents_4": ReaderConfig(model=Q15, context_form="documents", demonstrations=3,
@@ -121,25 +134,11 @@ CONFIGS = {
     # between calls, so nearly free at run time: more multi-hop answers shown
     "1.5b_documents_4_demos_9": ReaderConfig(model=Q15, context_form="documents",
                                              demonstrations=9, max_documents=4),
-    # decomposition in one call: the reply writes the hops (sub-question -> answer, or
-    # subject - relation - object) before the answer, its demonstrations the train files' own
-    # decompositions (MuSiQue, 2Wiki); room for the steps in 128 tokens
-    "1.5b_documents_4_steps": ReaderConfig(model=Q15, context_form="documents",
-                                           demonstrations=3, max_documents=4, steps=True,
-                                           max_tokens=128),
-    # issue 48: a question of several hops read one sub-question at a time (read.hops: chain;
-    # a short call breaks it up, shown the MuSiQue train file's own decompositions), the
-    # chosen reading otherwise
-    "1.5b_documents_4_chain": ReaderConfig(model=Q15, context_form="documents",
-                                           demonstrations=3, max_documents=4, hops="chain"),
-    # issue 48: the same, and a choice question's two facts asked one option at a time, their
-    # dates deciding where the question asks which came earlier or later (read.choice: dates)
-    "1.5b_documents_4_chain_dates": ReaderConfig(model=Q15, context_form="documents",
-                                                 demonstrations=3, max_documents=4,
-                                                 hops="chain", choice="dates"),
-    # issue 48: the same, a chain read by hops only where its last sub-question asks for the
-    # question's kind of answer (read.hops: typed; a chain that asks "When did #1 come into
-    # effect?" for "... what treaty?" is read whole)
+    # issue 48: a question of several hops read one sub-question at a time where its last
+    # sub-question asks for the question's kind of answer (read.hops: typed; a chain that asks
+    # "When did #1 come into effect?" for "... what treaty?" is read whole), and a choice
+    # question's two facts asked one option at a time, their dates deciding where the question
+    # asks which came earlier or later (read.choice: dates)
     "1.5b_documents_4_typed_dates": ReaderConfig(model=Q15, context_form="documents",
                                                  demonstrations=3, max_documents=4,
                                                  hops="typed", choice="dates"),
@@ -157,6 +156,26 @@ CONFIGS = {
                                                          hops="typed", choice="dates",
                                                          passage_window=1),
 }
+# the configurations recorded with options issue 65 removed (docs/changelog.md): their rows stay
+# in results/reader_design/<config>.csv and tables.md; commit d66a357a runs them
+ARCHIVED = {
+    # the chosen reader's contexts best last, nearest the repeated question (read.context_order)
+    "1.5b_reversed": "read.context_order: reversed",
+    # the reader first names the contexts needed (at least 2, then 3), then answers from them
+    "1.5b_select": "read.select: reader",
+    "1.5b_select_3": "read.select: reader, read.select_min: 3",
+    # the reply writes the hops before the answer, 128 tokens (read.answer_form: steps)
+    "1.5b_documents_4_steps": "read.answer_form: steps",
+    # every chain read by hops, then with its choices decided by dates (read.hops: chain)
+    "1.5b_documents_4_chain": "read.hops: chain",
+    "1.5b_documents_4_chain_dates": "read.hops: chain, read.choice: dates",
+}
+# every configuration the tables show, in the order they were studied
+ORDER = [*list(CONFIGS)[:list(CONFIGS).index("1.5b_documents_demos_5") + 1],
+         "1.5b_reversed", "1.5b_select", "1.5b_select_3", "1.5b_documents_4",
+         "1.5b_documents_4_demos_9", "1.5b_documents_4_steps", "1.5b_documents_4_chain",
+         "1.5b_documents_4_chain_dates",
+         *list(CONFIGS)[list(CONFIGS).index("1.5b_documents_4_typed_dates"):]]
 
 
 def retrievals(raw: dict, questions: int) -> dict:
@@ -191,23 +210,19 @@ def run_config(name: str, config: ReaderConfig, data: dict, raw: dict, store_onl
     if config.max_tokens:
         llm["sampling"] = {**llm.get("sampling", {}), "max_tokens": config.max_tokens}
     client = make_llm(llm)
-    read = project.read.model_copy(update={"answer_form": "steps" if config.steps else "line"})
-    demos = train_demonstrations(project.train.sources, config.demonstrations,
-                                 steps=config.steps)
-    system = with_demonstrations(read.system_message() if config.system else None, demos)
+    read = project.read.model_copy(update={"answer_form": "line"})
+    demos = train_demonstrations(project.train.sources, config.demonstrations)
+    system = with_demonstrations(read.system_prompt if config.system else None, demos)
     decompositions = (train_decompositions(project.train.sources,
-                                           config.hop_examples or read.hop_examples)
+                                           config.hop_examples or HOP_EXAMPLES)
                       if config.hops != "whole" else [])
-    forms = ("steps",) if config.steps else ("line", "short")
+    forms = ("line", "short")
     rows = []
     for method in methods:
         answers = read_answers(data["questions"], data[method], data["passages"], client,
                                method, "numbered", read.margin_tokens, system,
                                config.max_passages, context_form=config.context_form,
-                               context_order=config.context_order, select=config.select,
-                               select_min=config.select_min,
-                               max_documents=config.max_documents,
-                               answer_form="steps" if config.steps else "line",
+                               max_documents=config.max_documents, answer_form="line",
                                choice=config.choice, hops=config.hops,
                                decompositions=decompositions,
                                passage_window=config.passage_window)
@@ -223,9 +238,8 @@ def run_config(name: str, config: ReaderConfig, data: dict, raw: dict, store_onl
                                       context_form=config.context_form,
                                       max_passages=config.max_passages,
                                       demonstrations=config.demonstrations,
-                                      system=config.system,
-                                      context_order=config.context_order, select=config.select,
-                                      select_min=config.select_min,
+                                      system=config.system, context_order="rank",
+                                      select="none", select_min=2,
                                       max_documents=config.max_documents,
                                       max_tokens=config.max_tokens, choice=config.choice,
                                       hops=config.hops, hop_examples=config.hop_examples,
@@ -385,6 +399,139 @@ def add_threads(parser: argparse.ArgumentParser) -> None:
                         help="llm.local.n_threads (default: the qa_benchmark env's 1)")
 
 
+def named(text: str, choices: tuple[str, str]) -> int | None:
+    """Which of ``choices`` (0 or 1) ``text`` names, by normalised containment either way;
+    None when it names neither or both."""
+    said = normalize_answer(str(text))
+    hits = [i for i, option in enumerate(choices)
+            if said and (normalize_answer(option) in said or said in normalize_answer(option))]
+    return hits[0] if len(hits) == 1 else None
+
+
+def render_position_bias(rows: pd.DataFrame, questions: int) -> str:
+    """Per source and in all: questions; in each order the share answered right and the
+    share whose answer names the option shown first; how often the two orders name the same
+    option, and how often that option is right; F1 in each order."""
+    lines = ["#### Position bias on choice questions (Golden prompts, the chosen reading)", "",
+             "Generated by `benchmarks/bench_reader_design.py --position-bias` from `position_bias.csv` "
+             f"(replies in `results/llm`): the choice questions among the first {questions} "
+             "of the HotpotQA and 2Wiki train files, each read with its documents in Golden's "
+             "order and reversed, in one call (`whole`), one option at a time "
+             "(`facts`), or one option at a time with the facts' dates deciding where they "
+             "tell (`dates`). Right: the answer names the gold option; first: it names "
+             "the option whose document the prompt shows first (an unbiased reader: about "
+             "the share of questions whose gold option is shown first, 50 % over both "
+             "orders); agree: both orders name the same option. An archived record: issue 65 "
+             "removed `read.context_order` and `read.choice: facts` (commit d66a357a "
+             "measures them).", "",
+             "| read.choice: questions | n | right (Golden's order / reversed) | names the "
+             "first shown (Golden's order / reversed) | gold shown first | agree | right when "
+             "they agree | F1 (Golden's order / reversed) | s / question |",
+             "| --- | ---: | --- | --- | ---: | ---: | ---: | --- | ---: |"]
+    rows = rows.assign(right=rows["answered"] == rows["gold"],
+                       first=rows["answered"] == rows["shown_first"],
+                       gold_first=rows["gold"] == rows["shown_first"])
+    parts = []
+    for choice, read in rows.groupby("choice", sort=False):
+        parts += [(f"{choice}: {s}", read[read["source"] == s]) for s in SOURCES]
+        parts.append((f"{choice}: all", read))
+    for label, part in parts:
+        if part.empty:
+            continue
+        by = {o: part[part["order"] == o] for o in ORDERS}
+        both = by["rank"].merge(by["reversed"], on="question_id", suffixes=("_r", "_v"))
+        agree = both["answered_r"].notna() & (both["answered_r"] == both["answered_v"])
+
+        def pair(column: str, fmt=lambda x: f"{x:.0%}") -> str:
+            return " / ".join(fmt(by[o][column].mean()) for o in ORDERS)
+
+        when_agree = f"{both.loc[agree, 'right_r'].mean():.0%}" if agree.any() else "–"
+        lines.append(f"| {label} | {len(both)} | {pair('right')} | {pair('first')} | "
+                     f"{part['gold_first'].mean():.0%} | {agree.mean():.0%} | {when_agree} | "
+                     f"{pair('f1', lambda x: f'{100 * x:.1f}')} | "
+                     f"{part['seconds'].mean():.1f} |")
+    return "\n".join(lines) + "\n"
+
+
+def dev_choices(raw: dict, benchmark: str) -> pd.DataFrame:
+    """One row a method and choice question of ``results/<benchmark>/``: the option its
+    prompt's first option document is about, the option answered, the gold option, F1."""
+    folder = ROOT / "results" / benchmark
+    answers = pd.read_csv(folder / "answers.csv")
+    retrieved = pd.read_csv(folder / "retrieved.csv.gz").sort_values(
+        ["method", "question_id", "rank"])
+    questions, titles = {}, {}
+    for i, source in enumerate(raw["ingest"]["sources"]):
+        asked, documents = read_source(source["dataset"], source["path"], source["dataset"],
+                                       source.get("limit"), param_key=f"ingest.sources[{i}]")
+        questions.update({q["question_id"]: q["question"] for q in asked})
+        titles.update({d["doc_id"]: d["title"] for d in documents})
+    ranked = retrieved.groupby(["method", "question_id"], sort=False)["passage_id"].agg(list)
+    rows = []
+    for a in answers.itertuples():
+        choices = choice_options(questions.get(a.question_id, ""))
+        if choices is None or named(a.gold, choices) is None:
+            continue
+        shown = [named(titles.get(p.split("#")[0], ""), choices)
+                 for p in ranked.get((a.method, a.question_id), [])]
+        shown = [x for x in shown if x is not None]
+        rows.append({"source": a.source, "question_id": a.question_id, "method": a.method,
+                     "shown_first": shown[0] if shown else None,
+                     "gold": named(a.gold, choices), "answered": named(a.prediction, choices),
+                     "f1": a.f1})
+    return pd.DataFrame(rows)
+
+
+def render_dev(choices: pd.DataFrame, answers: pd.DataFrame, benchmark: str) -> str:
+    """Per source and method on the benchmark's choice questions: the share of answers naming
+    the option shown first, the share of questions whose gold option is shown first, F1;
+    then ``kgp`` minus DPR on choice questions and on the others."""
+    lines = [f"#### The same on the dev answers of `{benchmark}` (no model call)", "",
+             "Each method's choice questions: first: the answer names the option whose "
+             "document the method's prompt shows first; gold first: the gold option's "
+             "document is shown first; F1 in %.", "",
+             "| source | method | choice questions | names the first shown | gold shown first | "
+             "F1 |", "| --- | --- | ---: | ---: | ---: | ---: |"]
+    shown = choices[choices["shown_first"].notna()]
+    for (source, method), part in shown.groupby(["source", "method"], sort=False):
+        lines.append(f"| {source} | {method} | {len(part)} | "
+                     f"{(part['answered'] == part['shown_first']).mean():.0%} | "
+                     f"{(part['gold'] == part['shown_first']).mean():.0%} | "
+                     f"{100 * part['f1'].mean():.1f} |")
+    asked = choices.drop_duplicates("question_id").groupby("source", sort=False)["gold"]
+    lines += ["", "The gold option is the question's first option on " + ", ".join(
+        f"{(part == 0).mean():.0%} of {source}'s {len(part)}" for source, part in asked) + "."]
+    lines += ["", "`kgp` minus DPR F1 (points) with its paired 95 % interval, per source, on "
+              "the choice questions and on the others:", "",
+              "| source | choice questions | other questions |", "| --- | --- | --- |"]
+    chosen = set(choices["question_id"])
+    kinds = answers.assign(kind=answers["question_id"].isin(chosen).map(
+        {True: "choice", False: "other"}))
+    diffs = paired_differences(kinds.assign(source=kinds["source"] + "/" + kinds["kind"]),
+                               "dpr").set_index(["source", "method"])
+    for source in dict.fromkeys(answers["source"]):
+        cells = []
+        for kind in ("choice", "other"):
+            key = (f"{source}/{kind}", "kgp")
+            cells.append("–" if key not in diffs.index else
+                         "{:+.1f} [{:+.1f}, {:+.1f}] ({:d})".format(
+                             *(100 * diffs.loc[key, ["diff", "low", "high"]]),
+                             int(diffs.loc[key, "questions"])))
+        lines.append(f"| {source} | {cells[0]} | {cells[1]} |")
+    return "\n".join(lines) + "\n"
+
+
+def position_bias(benchmark: str) -> None:
+    """``--position-bias``: ``position_bias.md`` from the archived train measurement and the
+    committed dev answers of ``results/<benchmark>/``."""
+    raw = study_parameters()
+    rows = pd.read_csv(OUT / "position_bias.csv")
+    answers = pd.read_csv(ROOT / "results" / benchmark / "answers.csv")
+    (OUT / "position_bias.md").write_text(
+        render_position_bias(rows, RECORDED) + "\n"
+        + render_dev(dev_choices(raw, benchmark), answers, benchmark))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--questions", type=int, default=30,
@@ -400,8 +547,17 @@ def main() -> None:
                         help="every reply from the store (llm.store_only): no model call")
     parser.add_argument("--table-only", action="store_true",
                         help="write tables.md from the recorded <config>.csv files, run nothing")
+    parser.add_argument("--position-bias", action="store_true",
+                        help="write position_bias.md (the archived train measurement and the "
+                        "dev answers' split), run nothing")
+    parser.add_argument("--benchmark", default="qa_benchmark_dev",
+                        help="--position-bias: the results/ benchmark whose dev answers are "
+                        "split")
     add_threads(parser)
     args = parser.parse_args()
+    if args.position_bias:
+        position_bias(args.benchmark)
+        return
     if args.table_only:
         write_table(args.read or args.questions)
         return
@@ -420,8 +576,9 @@ def main() -> None:
 
 
 def write_table(questions: int) -> None:
-    """``tables.md`` from every recorded configuration, in :data:`CONFIGS` order."""
-    recorded = [pd.read_csv(OUT / f"{name}.csv") for name in CONFIGS
+    """``tables.md`` from every recorded configuration (the archived ones too), in
+    :data:`ORDER`."""
+    recorded = [pd.read_csv(OUT / f"{name}.csv") for name in ORDER
                 if (OUT / f"{name}.csv").exists()]
     (OUT / "tables.md").write_text(render(pd.concat(recorded, ignore_index=True), questions))
 

@@ -10,9 +10,10 @@ document and the seconds per document (the model's load apart: spaCy's, or assem
 loading the LLM).
 
 Judged samples (:data:`JUDGED`): the dependency extractor, one triple drawn from each of the 36
-documents (``fact_precision_judged.tsv``); the dependency extractor and the LLM, every triple of
-the first 2 documents of each source (``fact_precision_judged_every.tsv``,
-``fact_precision_judged_llm.tsv``: the embedded model on CPU takes minutes a document).
+documents (``data/fact_precision/fact_precision_judged.tsv``); the dependency extractor and the
+LLM, every triple of the first 2 documents of each source (``fact_precision_judged_every.tsv``,
+``fact_precision_judged_llm.tsv`` beside it: the embedded model on CPU takes minutes a
+document).
 ``correct``: the triple states, with subject and object as named, a fact the document states;
 ``lenient``: also a true fact whose subject or object is cut short ('first work' of 'the first
 work of literary Surrealism') or folded into the relation ('was crowned Miss USA 2006' ->
@@ -48,9 +49,10 @@ from kgp_kedro.llm import make_llm  # noqa: E402
 from tests.conftest import HOTPOT, MUSIQUE, TWOWIKI, load  # noqa: E402
 
 # the judged samples: (extractor, documents a source, every triple or one drawn) -> file
-JUDGED = {("dependency", 12, False): ROOT / "benchmarks" / "fact_precision_judged.tsv",
-          ("dependency", 2, True): ROOT / "benchmarks" / "fact_precision_judged_every.tsv",
-          ("llm", 2, True): ROOT / "benchmarks" / "fact_precision_judged_llm.tsv"}
+DATA = ROOT / "benchmarks" / "data" / "fact_precision"
+JUDGED = {("dependency", 12, False): DATA / "fact_precision_judged.tsv",
+          ("dependency", 2, True): DATA / "fact_precision_judged_every.tsv",
+          ("llm", 2, True): DATA / "fact_precision_judged_llm.tsv"}
 SOURCES = (("hotpotqa", HOTPOT), ("musique", MUSIQUE), ("2wikimultihopqa", TWOWIKI))
 
 

@@ -48,22 +48,3 @@ def test_final_answer_reads_the_first_line_then_the_form():
     assert final_answer(reply, YOUNGER, "short") == "Luca Parmitano"
     with pytest.raises(ValueError, match="read.answer_form"):
         final_answer(reply, YOUNGER, "shortest")
-
-
-def test_a_stepped_reply_is_read_after_its_last_answer_line_then_shortened():
-    reply = ("Steps: Ulrich Walter — date of birth — 9 February 1954; Luca Parmitano — date "
-             "of birth — 27 September 1976\nA: Luca Parmitano is younger.")
-    assert final_answer(reply, YOUNGER, "steps") == "Luca Parmitano"
-    # the paper's first-line reading would score the steps
-    assert final_answer(reply, YOUNGER, "line").startswith("Steps:")
-    # the answer line written twice: the last one counts; markdown emphasis is dropped
-    assert final_answer("A: Ulrich Walter\nSteps: born 1954 and 1976\n**A:** Luca Parmitano",
-                        YOUNGER, "steps") == "Luca Parmitano"
-    # the answer after the steps on their own line (a real 1.5B reply, MuSiQue train)
-    assert final_answer("Steps: Canon law; other churches in Anglican Communion around the "
-                        "world. A: ecclesiastical courts", "Which courts?", "steps") == (
-        "ecclesiastical courts")
-    # cut before its answer line (max_tokens): the last line that is not the steps
-    assert final_answer("Steps: Ulrich Walter — born 1954\nLuca Parmitano", YOUNGER,
-                        "steps") == "Luca Parmitano"
-    assert final_answer("Steps: Ulrich Walter — born 1954", YOUNGER, "steps") == ""

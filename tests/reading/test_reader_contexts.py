@@ -89,18 +89,6 @@ def _two_documents(questions, passages):
     return questions.head(1), pd.DataFrame(rows), own.set_index("passage_id"), (a0, a1, b0, b1)
 
 
-def test_titled_contexts_put_each_passage_after_its_documents_title(hotpot_passages):
-    questions, passages = hotpot_passages
-    qa, retrieved, own, (a0, a1, b0, b1) = _two_documents(questions, passages)
-    with FakeOpenAIServer(reply=lambda prompt: "x") as server:
-        answer = read_answers(qa, retrieved, passages, _client(server), "dpr", "numbered", 16,
-                              None, context_form="titled").iloc[0]
-        prompt = server.requests[-1]["messages"][-1]["content"]
-    assert f"1: {own.at[b1, 'title']}: {own.at[b1, 'text']}\n\n" in prompt
-    assert f"4: {own.at[a0, 'title']}: {own.at[a0, 'text']}\n\n" in prompt
-    assert list(answer["context_ids"]) == [b1, a1, b0, a0] and answer["n_contexts"] == 4
-
-
 def test_document_contexts_group_passages_under_one_title_in_document_order(hotpot_passages):
     questions, passages = hotpot_passages
     qa, retrieved, own, (a0, a1, b0, b1) = _two_documents(questions, passages)
@@ -154,5 +142,5 @@ def test_a_passage_window_needs_the_documents_form(hotpot_passages):
         read_answers(qa, retrieved, passages, None, "dpr", "numbered", 16, None,
                      passage_window=1)
     with pytest.raises(ValueError, match="passage_window"):
-        ReadParams(passage_window=1, context_form="titled")
+        ReadParams(passage_window=1, context_form="passages")
     assert ReadParams(passage_window=1, context_form="documents").passage_window == 1

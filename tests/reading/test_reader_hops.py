@@ -1,8 +1,9 @@
-"""``read.hops: chain`` on real bundled records (through a local OpenAI-compatible test
+"""``read.hops: typed`` on real bundled records (through a local OpenAI-compatible test
 server): a question is broken into sub-questions in one call, shown the MuSiQue train file's
-own decompositions; each sub-question but the last is asked of the question's documents, its
-short answer put in for ``#k``; the last one is the answering call. Any question that is no
-chain, and every choice question, is read whole."""
+own decompositions; where the last one asks for the question's kind of answer, each
+sub-question but the last is asked of the question's documents, its short answer put in for
+``#k``, and the last one is the answering call. Any question that is no chain, a chain asking
+for another kind of answer, and every choice question, is read whole."""
 from __future__ import annotations
 
 import json
@@ -88,6 +89,8 @@ def _fake_reader(first: str, bridge: str):
 
 EXAMPLES = [("Who founded the city where X was born?",
              ["Where was X born?", "Who founded #1?"])]
+# a question whose last sub-question ("When was #1 founded?") asks for its kind of answer
+ASKED = "When was the company that owns it founded?"
 
 
 def test_a_question_is_read_one_hop_at_a_time(hotpot_passages):
@@ -95,15 +98,16 @@ def test_a_question_is_read_one_hop_at_a_time(hotpot_passages):
     qa, retrieved, own, (a0, a1, b0, b1) = _two_documents(questions, passages)
     first = f"Who owns {own.at[a0, 'title']}?"
     with FakeOpenAIServer(reply=_fake_reader(first, "Acme Corp")) as server:
-        answer = read_answers(qa, retrieved, passages, _client(server), "dpr", "numbered", 16,
-                              "Answer briefly.", context_form="documents", hops="chain",
+        answer = read_answers(qa.assign(question=ASKED), retrieved, passages, _client(server),
+                              "dpr", "numbered", 16, "Answer briefly.",
+                              context_form="documents", hops="typed",
                               decompositions=EXAMPLES).iloc[0]
         decompose, hop, last = (r["messages"] for r in server.requests)
     # the decomposition call: the examples in its system message, the question alone
     assert decompose[0]["content"].startswith(DECOMPOSE_INSTRUCTION)
     assert "Q: Who founded the city where X was born?\n1. Where was X born?\n2. Who founded #1?" \
         in decompose[0]["content"]
-    assert decompose[-1]["content"] == f"Q: {qa.iloc[0]['question']}"
+    assert decompose[-1]["content"] == f"Q: {ASKED}"
     # each sub-question reads the question's documents under the reader's system message; the
     # first one's answer (its first line) is put in the second
     for call in (hop, last):
@@ -129,7 +133,7 @@ def test_other_questions_are_read_whole(hotpot_passages, question, reply, calls)
     qa, retrieved, _, _ = _two_documents(questions, passages)
     with FakeOpenAIServer(reply=lambda p: reply if p.startswith("Q: ") else "whole") as server:
         answer = read_answers(qa.assign(question=question), retrieved, passages,
-                              _client(server), "dpr", "numbered", 16, None, hops="chain",
+                              _client(server), "dpr", "numbered", 16, None, hops="typed",
                               decompositions=EXAMPLES).iloc[0]
     assert len(server.requests) == calls == answer["llm_calls"]
     assert answer["answer"] == "whole"
@@ -141,10 +145,11 @@ def test_a_sub_question_without_an_answer_leaves_the_question_read_whole(hotpot_
     qa, retrieved, own, _ = _two_documents(questions, passages)
     first = "Who owns it?"
     with FakeOpenAIServer(reply=_fake_reader(first, "")) as server:
-        answer = read_answers(qa, retrieved, passages, _client(server), "dpr", "numbered", 16,
-                              None, hops="chain", decompositions=EXAMPLES).iloc[0]
+        answer = read_answers(qa.assign(question=ASKED), retrieved, passages, _client(server),
+                              "dpr", "numbered", 16, None, hops="typed",
+                              decompositions=EXAMPLES).iloc[0]
     assert answer["llm_calls"] == 3
-    assert answer["answer"] == f"echo: {qa.iloc[0]['question']}"
+    assert answer["answer"] == f"echo: {ASKED}"
 
 
 @pytest.mark.parametrize("question, kind", [
@@ -203,6 +208,7 @@ def test_an_unknown_or_unshown_hops_reading_is_refused_naming_the_key(hotpot_pas
     qa, retrieved, _, _ = _two_documents(questions, passages)
     with pytest.raises(ValueError, match="read.hops must be one of"):
         read_answers(qa, retrieved, passages, None, "dpr", "numbered", 16, None, hops="each")
-    for hops in ("chain", "typed"):
-        with pytest.raises(ValueError, match=f"read.hops {hops} needs decomposition examples"):
-            read_answers(qa, retrieved, passages, None, "dpr", "numbered", 16, None, hops=hops)
+    with pytest.raises(ValueError, match="read.hops must be one of"):
+        read_answers(qa, retrieved, passages, None, "dpr", "numbered", 16, None, hops="chain")
+    with pytest.raises(ValueError, match="read.hops typed needs decomposition examples"):
+        read_answers(qa, retrieved, passages, None, "dpr", "numbered", 16, None, hops="typed")

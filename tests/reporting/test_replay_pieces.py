@@ -1,7 +1,9 @@
 """``make replay`` as data: the committed pieces (results/pieces.yml) validate, each becomes a
 store-only ``kedro run`` that writes under data/, the small reader's env is qa_benchmark's with
-the reader's keys alone, and the comparison fails on any answer that differs from the
-committed one (real committed rows; the kedro run replaced by a fake that writes them)."""
+the reader's keys alone, each benchmark holds the rows its pieces say (their questions a
+source times their methods, counted from results/pieces.yml and the envs), and the comparison
+fails on any answer that differs from the committed one (real committed rows; the kedro run
+replaced by a fake that writes them)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -11,16 +13,19 @@ import pytest
 import yaml
 
 from kgp_kedro.config import ParameterError
+from kgp_kedro.corpus.sources import read_source
 from kgp_kedro.reporting.replay import (PIECES, compare, differences, main, piece_params,
                                         read_pieces, replay, replay_command)
 from tests.conftest import ROOT
 
 SMALL = ROOT / "results" / "qa_benchmark_small_reader"
-# what the small reader's env sets beyond qa_benchmark's (docs/reader.md's chosen reader)
+# what the small reader's env sets beyond qa_benchmark's (docs/reader.md's chosen reader and
+# the reading chosen last, the dev_window piece's)
 SMALL_READER = {"llm.local.model": "qwen2.5-coder-1.5b-instruct-q4_k_m",
                 "read.context_form": "documents", "read.demonstrations": 3,
-                "read.answer_form": "short",
-                "report.results.benchmark": "qa_benchmark_small_reader"}
+                "read.answer_form": "short", "read.max_documents": 4,
+                "read.passage_window": 1, "read.hops": "typed", "read.choice": "dates",
+                "report.results.benchmark": "qa_benchmark_small_reader_window"}
 
 
 def _flat(tree: dict, prefix: str = "") -> dict:
@@ -33,14 +38,18 @@ def _flat(tree: dict, prefix: str = "") -> dict:
     return out
 
 
-def _parameters(env: str) -> dict:
+def _tree(env: str) -> dict:
     from kedro.framework.project import configure_project, settings
 
     from kgp_kedro.pipelines.parameters import ConfigLoader
 
     configure_project("kgp_kedro")
-    return _flat(ConfigLoader(conf_source=str(ROOT / "conf"), env=env,
-                              **settings.CONFIG_LOADER_ARGS)["parameters"])
+    return ConfigLoader(conf_source=str(ROOT / "conf"), env=env,
+                        **settings.CONFIG_LOADER_ARGS)["parameters"]
+
+
+def _parameters(env: str) -> dict:
+    return _flat(_tree(env))
 
 
 def test_the_small_reader_env_is_qa_benchmark_with_the_small_reader_alone():
@@ -53,16 +62,16 @@ def test_the_small_reader_env_is_qa_benchmark_with_the_small_reader_alone():
 
 
 # what the dev benchmark's env sets beyond the small reader's (issue 48: Table 1 again on every
-# dev question with the reading chosen on train questions)
-DEV = {"read.max_documents": 4, "ingest.qa_questions_per_source": None,
-       "report.results.benchmark": "qa_benchmark_dev"}
+# dev question, read as the small reader reads)
+DEV = {"ingest.qa_questions_per_source": None,
+       "report.results.benchmark": "qa_benchmark_dev_window"}
 SMALL_READER_ONLY_METHODS = {"none", "mdr_trained", "kgp_tfidf", "kgp_mdr"}
 
 
-def test_the_dev_env_is_the_small_readers_with_the_chosen_reading_on_every_question():
-    """conf/qa_dev reads golden, bm25, dpr and kgp as the small reader's env retrieves them
-    (the same pool and retrieval setting), with read.max_documents 4, all questions and its
-    own benchmark: nothing else differs."""
+def test_the_dev_env_is_the_small_readers_on_every_question():
+    """conf/qa_dev reads golden, bm25, dpr and kgp as the small reader's env retrieves and
+    reads them (the same pool, retrieval setting and reading), with all questions and its own
+    benchmark: nothing else differs."""
     small, dev = _parameters("qa_small_reader"), _parameters("qa_dev")
     differ = {k for k in {*small, *dev} if small.get(k) != dev.get(k)}
     methods = {k for k in differ if k.startswith("retrieve.methods.")}
@@ -74,14 +83,19 @@ def test_the_dev_env_is_the_small_readers_with_the_chosen_reading_on_every_quest
     assert {k: dev[k] for k in DEV} == DEV
 
 
+def _params(pieces, name: str, **kw) -> dict:
+    return dict(p.split("=", 1) for p in replay_command(
+        pieces, name, "results", "data/replay", **kw)[-1].split(","))
+
+
 def test_each_piece_replays_store_only_from_its_recordings_into_data():
     pieces = read_pieces(ROOT / PIECES)
     assert list(pieces.pieces) == ["qa_benchmark", "qa_benchmark_30", "small_reader",
-                                   "small_reader_siblings", "dev", "dev_chain", "dev_dates",
-                                   "dev_typed", "dev_window", "siblings"]
+                                   "small_reader_siblings", "dev", "dev_typed", "dev_window",
+                                   "siblings"]
     command = replay_command(pieces, "siblings", "results", "data/replay")
     assert command[1:4] == ["run", "--env", "qa_benchmark"]
-    params = dict(p.split("=", 1) for p in command[-1].split(","))
+    params = _params(pieces, "siblings")
     assert params["llm.store_only"] == "true" and params["report.results.root"] == "data/replay"
     assert params["retrieve.replay"] == "results/qa_benchmark/retrieved.csv.gz"
     assert params["ingest.qa_questions_per_source"] == "50"
@@ -90,29 +104,76 @@ def test_each_piece_replays_store_only_from_its_recordings_into_data():
     assert set(siblings) == {*pieces.groups["holmes"], *pieces.groups["ewek"],
                              *pieces.groups["tog"]}
     assert siblings["ewek.methods.tog.web"] == "false"
-    # the dev questions read one hop at a time: the dev env with the chain group, from its own
-    # recording, into its own benchmark
-    chain = dict(p.split("=", 1) for p in replay_command(
-        pieces, "dev_chain", "results", "data/replay")[-1].split(","))
-    assert chain["read.hops"] == "chain"
-    assert chain["retrieve.replay"] == "results/qa_benchmark_dev_chain/retrieved.csv.gz"
-    assert chain["report.results.benchmark"] == "qa_benchmark_dev_chain"
-    dates = dict(p.split("=", 1) for p in replay_command(
-        pieces, "dev_dates", "results", "data/replay")[-1].split(","))
-    assert (dates["read.hops"], dates["read.choice"]) == ("chain", "dates")
-    assert dates["retrieve.replay"] == "results/qa_benchmark_dev_dates/retrieved.csv.gz"
-    typed = dict(p.split("=", 1) for p in replay_command(
-        pieces, "dev_typed", "results", "data/replay")[-1].split(","))
-    assert (typed["read.hops"], typed["read.choice"]) == ("typed", "dates")
+    # the pieces read before the reading chosen last pin the reading they were read with
+    first = ("read.max_documents", "read.passage_window", "read.hops", "read.choice")
+    for name in ("small_reader", "small_reader_siblings"):
+        assert tuple(_params(pieces, name)[k] for k in first) == ("null", "0", "whole", "whole")
+    dev = _params(pieces, "dev")
+    assert "read.max_documents" not in dev       # the env's 4
+    assert tuple(dev[k] for k in first[1:]) == ("0", "whole", "whole")
+    typed = _params(pieces, "dev_typed")
+    assert tuple(typed[k] for k in first[1:]) == ("0", "typed", "dates")
     assert typed["report.results.benchmark"] == "qa_benchmark_dev_typed"
-    window = dict(p.split("=", 1) for p in replay_command(
-        pieces, "dev_window", "results", "data/replay")[-1].split(","))
-    assert (window["read.passage_window"], window["read.hops"], window["read.choice"]) == (
-        "1", "typed", "dates")
+    window = _params(pieces, "dev_window")
+    assert tuple(window[k] for k in first[1:]) == ("1", "typed", "dates")
     assert window["retrieve.replay"] == "results/qa_benchmark_dev_window/retrieved.csv.gz"
-    small = dict(p.split("=", 1) for p in replay_command(
-        pieces, "qa_benchmark_30", "results", "out", questions=5)[-1].split(","))
+    small = _params(pieces, "qa_benchmark_30", questions=5)
     assert small["read.max_passages"] == "null" and small["ingest.qa_questions_per_source"] == "5"
+
+
+def test_an_archived_piece_keeps_its_results_and_the_commit_that_replays_it(capsys,
+                                                                           monkeypatch):
+    """A piece whose code a later issue removed is listed under ``archived:``: its benchmark's
+    answers stay committed, ``make replay`` does not run it, and asking for it names the
+    commit whose code replays it."""
+    pieces = read_pieces(ROOT / PIECES)
+    assert set(pieces.archived) == {"dev_chain", "dev_dates"}
+    for name, old in pieces.archived.items():
+        assert (ROOT / "results" / old.benchmark / "answers.csv").exists()
+        assert old.params["read.hops"] == "chain" and "issue 65" in old.removed
+        assert old.benchmark not in {p.benchmark for p in pieces.pieces.values()}
+    monkeypatch.chdir(ROOT)
+    with pytest.raises(SystemExit):
+        main(["--only", "dev_chain"])
+    assert "archived" in capsys.readouterr().err
+
+
+def _methods(tree: dict, params: dict[str, str]) -> set[str]:
+    """The methods a piece reads: its env's retrieval, HOLMES and EWEK-QA methods and those
+    its groups add."""
+    stages = ("retrieve", "holmes", "ewek")
+    named = {m for stage in stages for m in (tree.get(stage) or {}).get("methods") or {}}
+    return named | {k.split(".")[2] for k in params
+                    if k.split(".")[0] in stages and k.split(".")[1] == "methods"}
+
+
+def expected_keys(benchmark: str) -> set[tuple[str, str, str]]:
+    """The (source, question, method) rows ``results/<benchmark>/answers.csv`` must hold, from
+    results/pieces.yml alone: each piece writing it reads its env's sources' first
+    ``questions`` questions (file order) with its methods."""
+    pieces = read_pieces(ROOT / PIECES)
+    keys = set()
+    for name, piece in pieces.pieces.items():
+        if piece.benchmark != benchmark:
+            continue
+        tree = _tree(piece.env)
+        methods = _methods(tree, piece_params(pieces, name))
+        for source in tree["ingest"]["sources"]:
+            questions, _ = read_source(source["dataset"], ROOT / source["path"],
+                                       source["dataset"], piece.questions)
+            keys |= {(q["source"], q["question_id"], m) for q in questions for m in methods}
+    return keys
+
+
+@pytest.mark.parametrize("benchmark", sorted(
+    {p.benchmark for p in read_pieces(ROOT / PIECES).pieces.values()}))
+def test_each_benchmark_holds_the_rows_its_pieces_say(benchmark):
+    answers = pd.read_csv(ROOT / "results" / benchmark / "answers.csv", dtype=str,
+                          keep_default_na=False)
+    assert set(answers[["source", "question_id", "method"]].itertuples(index=False,
+                                                                      name=None)) == \
+        expected_keys(benchmark)
+    assert not answers.duplicated(["source", "question_id", "method"]).any()
 
 
 def test_the_command_prints_a_pieces_parameters_for_the_kedro_run_that_advances_it(
@@ -121,7 +182,8 @@ def test_the_command_prints_a_pieces_parameters_for_the_kedro_run_that_advances_
     assert main(["--group", "tog"]) == 0
     assert capsys.readouterr().out == "ewek.methods.tog.kg=tog,ewek.methods.tog.web=false\n"
     assert main(["--params", "qa_benchmark_30"]) == 0
-    assert capsys.readouterr().out == "read.max_passages=null\n"
+    assert capsys.readouterr().out == (
+        "read.max_passages=null,report.results.benchmark=qa_benchmark_30\n")
     assert main(["--size", "small_reader"]) == 0
     assert capsys.readouterr().out == "103\n"
 
@@ -152,7 +214,8 @@ def test_a_replayed_answer_that_differs_in_any_cell_is_named(tmp_path, first_que
     assert differences(SMALL / "answers.csv", replayed, within=first_questions) == []
     # the whole committed table: the questions not replayed are missing
     (missing,) = differences(SMALL / "answers.csv", replayed)
-    assert f"{3372 - len(first_questions)} rows committed, not replayed" in missing
+    every = len(expected_keys("qa_benchmark_small_reader"))
+    assert f"{every - len(first_questions)} rows committed, not replayed" in missing
     changed = first_questions.copy()
     row = changed.index[5]
     changed.loc[row, "reader_latency_ms"] = changed.loc[row, "reader_latency_ms"] + "1"

@@ -172,32 +172,16 @@ class ReadParams(Params):
     max_passages: PosInt | None = None
     system_prompt: str | None = ("Reply with the answer only: a short phrase (a name, date, "
                                  "number, yes or no), not a sentence.")
-    # how a passage shows in the prompt: passages (bare text, the paper's), titled ("Title:
-    # text"), documents (a context a document: its title, then its retrieved passages in
-    # document order); kgp_kedro.reading.reader
-    context_form: Literal["passages", "titled", "documents"] = "passages"
+    # how a passage shows in the prompt: passages (bare text, the paper's), documents (a context
+    # a document: its title, then its retrieved passages in document order);
+    # kgp_kedro.reading.reader
+    context_form: Literal["passages", "documents"] = "passages"
     # short-answer demonstrations in the system message, drawn from train.sources' questions
     # (never the reported ones; kgp_kedro.reading.demonstrations); 0: none (the paper's)
     demonstrations: NonNegInt = 0
     # the answer read off the reply: line (its first line, the paper's), short (then a sentence
-    # frame around the answer dropped; kgp_kedro.reading.answers), one rule for every method;
-    # steps: the reply first writes the facts that lead to the answer, one hop after another
-    # ("Steps: ..."), then the answer ("A: ..."), read as short is; its demonstrations show the
-    # train files' decompositions (MuSiQue's sub-questions, 2Wiki's evidence triples), and it
-    # needs room to write them (llm.sampling.max_tokens) and a system_prompt asking for them
-    answer_form: Literal["line", "short", "steps"] = "line"
-    # the system message with answer_form steps (system_prompt asks for the answer alone)
-    steps_prompt: str = ("Answer one hop at a time. After 'Steps:', write on one line the "
-                         "facts of the contexts that lead to the answer, in order, separated "
-                         "by '; '. Then, on the next line, after 'A:', write the answer alone: "
-                         "a short phrase (a name, date, number, yes or no), not a sentence.")
-    # the kept contexts in the prompt: rank (best first, the paper's), reversed (best last,
-    # nearest the repeated question); the window still cuts the lowest-ranked
-    context_order: Literal["rank", "reversed"] = "rank"
-    # reader: one short call first names the contexts needed, the answer reads those (at least
-    # select_min, the best-ranked added); none: all (kgp_kedro.reading.selection)
-    select: Literal["none", "reader"] = "none"
-    select_min: PosInt = 2
+    # frame around the answer dropped; kgp_kedro.reading.answers), one rule for every method
+    answer_form: Literal["line", "short"] = "line"
     # distractor control: the prompt holds passages of at most this many documents, the best
     # ranked, and max_passages fills from their later passages (kgp_kedro.reading.contexts.
     # within_documents); null: every document the passage budget reaches
@@ -206,19 +190,18 @@ class ReadParams(Params):
     # it in its document (a sentence's antecedent, the fact beside it; max_passages counts the
     # retrieved ones); 0: the retrieved passages only (kgp_kedro.reading.reader.passage_windows)
     passage_window: NonNegInt = 0
-    # a choice question ("..., X or Y?"): facts (each option's fact asked from the prompt's
-    # contexts, one call an option, then the question asked of the two facts alone; issue
-    # 48's position bias), dates (the same fact calls; where the question asks which came
-    # earlier or later and both facts state a date, the dates decide; else read whole), whole
-    # (one call, the paper's); kgp_kedro.reading.choices
-    choice: Literal["whole", "facts", "dates"] = "whole"
-    # a question of several hops: chain (one short call breaks it into sub-questions, MuSiQue's
-    # "#1" form, shown hop_examples of the train files' decompositions; each is then asked of
-    # the prompt's contexts, its answer put in the next; issue 48), typed (the same where the
-    # last sub-question asks for the question's kind of answer: a person, date, place, number
-    # or other; else read whole), whole (one call, the paper's); kgp_kedro.reading.hops
-    hops: Literal["whole", "chain", "typed"] = "whole"
-    hop_examples: PosInt = 4
+    # a choice question ("..., X or Y?"): dates (each option's fact asked from the prompt's
+    # contexts, one call an option; where the question asks which came earlier or later and
+    # both facts state a date, the dates decide; else read whole), whole (one call, the
+    # paper's); kgp_kedro.reading.choices
+    choice: Literal["whole", "dates"] = "whole"
+    # a question of several hops: typed (one short call breaks it into sub-questions, MuSiQue's
+    # "#1" form, shown 4 of the train files' decompositions, kgp_kedro.reading.hops.HOP_EXAMPLES;
+    # where the last sub-question asks for the
+    # question's kind of answer, a person, date, place, number or other, each is asked of the
+    # prompt's contexts, its answer put in the next; else read whole), whole (one call, the
+    # paper's); kgp_kedro.reading.hops
+    hops: Literal["whole", "typed"] = "whole"
 
     @model_validator(mode="after")
     def _window_needs_documents(self) -> ReadParams:
@@ -230,11 +213,6 @@ class ReadParams(Params):
 
     def style(self, method: str) -> str:
         return self.prompt_styles.get(method, self.prompt_styles.get("default", "numbered"))
-
-    def system_message(self) -> str | None:
-        """The reader's system message before its demonstrations: ``steps_prompt`` for the
-        steps answer form, ``system_prompt`` otherwise."""
-        return self.steps_prompt if self.answer_form == "steps" else self.system_prompt
 
 
 class ScoreParams(Params):

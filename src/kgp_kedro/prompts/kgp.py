@@ -26,10 +26,6 @@ def next_evidence_prompt(instruction: str, question: str, path_texts: Sequence[s
 
 # -- Listings 2-4 (§8.9): the reader, without contexts, with numbered contexts, with paths
 ANSWER_INSTRUCTION = "ANSWER: Please answer in less than 6 words."
-# read.answer_form steps: the same last line asks for the hops first (the reply's "A:" line is
-# the answer, kgp_kedro.reading.answers.stepped_answer)
-STEPS_INSTRUCTION = ("Steps: write the facts that lead to the answer, in order. "
-                     "A: then answer in less than 6 words.")
 SEPARATOR = "====="
 STYLES = ("numbered", "paths")
 

@@ -5,16 +5,14 @@ yes / no, and EM / F1 score the sentence's extra words as wrong.
 
 ``line`` keeps the reply's first line (:func:`kgp_kedro.reading.contexts.parse_answer`, the
 paper's reading); ``short`` then drops a sentence frame around the answer
-(:func:`short_answer`); ``steps`` reads a reply that first writes the facts leading to the
-answer (``Steps: …``) and then the answer (``A: …``, :func:`stepped_answer`), then drops its
-sentence frame as ``short`` does."""
+(:func:`short_answer`)."""
 from __future__ import annotations
 
 import re
 
 from kgp_kedro.reading.contexts import parse_answer
 
-ANSWER_FORMS = ("line", "short", "steps")
+ANSWER_FORMS = ("line", "short")
 
 _LEAD = re.compile(r"^(?:the\s+(?:final\s+)?answer\s+(?:is|was)\s*:?|it\s+(?:is|was)\s)\s*",
                    re.IGNORECASE)
@@ -24,10 +22,6 @@ _POLAR = re.compile(r"^(?:is|are|was|were|do|does|did|can|could|has|have|had|wil
                     re.IGNORECASE)
 _YES_NO = re.compile(r"^(yes|no)\b", re.IGNORECASE)
 _WORD = re.compile(r"\w+")
-# "A:" (or "Answer:") at a line's start or after the steps on the same line
-_ANSWER_LINE = re.compile(r"(?:^|(?<=[\s.;]))\**\s*(?:A|Answer|Final answer)\s*\**\s*:\s*(.*)$",
-                          re.IGNORECASE | re.MULTILINE)
-_STEPS_LINE = re.compile(r"^\s*\**\s*Steps?\s*\**\s*:", re.IGNORECASE)
 _STOP = frozenset("a an the of and or in on at by to for from with as is was are were".split())
 
 
@@ -102,23 +96,9 @@ def formed_answer(answer: str, question: str, form: str = "line") -> str:
     the one post-processing step every method's answer gets alike."""
     if form not in ANSWER_FORMS:
         raise ValueError(f"read.answer_form must be one of {ANSWER_FORMS}, got {form!r}")
-    return short_answer(answer, question) if form in ("short", "steps") else answer
-
-
-def stepped_answer(reply: str) -> str:
-    """The answer of a reply that writes its steps first: what follows the last ``A:`` (or
-    ``Answer:``), at a line's start or after the steps on their line; without one (the reply
-    cut by ``max_tokens`` or the form not kept), its last non-empty line that is not the
-    steps' line, and "" when there is none."""
-    found = [m.group(1).strip() for m in _ANSWER_LINE.finditer(reply) if m.group(1).strip()]
-    if found:
-        return parse_answer(found[-1])
-    lines = [line for line in reply.splitlines()
-             if line.strip() and not _STEPS_LINE.match(line)]
-    return parse_answer(lines[-1]) if lines else ""
+    return short_answer(answer, question) if form == "short" else answer
 
 
 def final_answer(reply: str, question: str, form: str = "line") -> str:
     """The answer scored from ``reply`` under ``read.answer_form`` ``form``."""
-    read = stepped_answer(reply) if form == "steps" else parse_answer(reply)
-    return formed_answer(read, question, form)
+    return formed_answer(parse_answer(reply), question, form)

@@ -1,11 +1,12 @@
-"""``read.choice: facts``: a choice question ("Which film came out first, X or Y?") read one
+"""``read.choice: dates``: a choice question ("Which film came out first, X or Y?") read one
 option at a time. The chosen reader answers such a question from its documents about as a coin
 would, naming the option whose document comes first more often than not
-(``benchmarks/bench_position_bias.py``); here each option's fact is asked from the same contexts
-(one call an option: "What do the contexts say about X that this question compares?"), then the
-question is asked of the two facts alone, so no document's place decides. One rule for every
-retrieval method; a question that names no two options is read whole. ``whole``: every
-question read in one call (the paper's)."""
+(``benchmarks/bench_reader_design.py --position-bias``); here each option's fact is asked from the same contexts
+(one call an option: "What do the contexts say about X that this question compares?"), and
+where the question asks which came earlier or later and both facts state a date, the dates
+decide (:func:`dated_choice`); else the question is read whole. One rule for every retrieval
+method; a question that names no two options is read whole. ``whole``: every question read in
+one call (the paper's)."""
 from __future__ import annotations
 
 import re
@@ -14,7 +15,7 @@ from kgp_kedro.llm import LLMClient
 from kgp_kedro.prompts.choices import fact_question
 from kgp_kedro.prompts.kgp import qa_prompt
 
-CHOICES = ("whole", "facts", "dates")
+CHOICES = ("whole", "dates")
 # the last clause of a choice question: ", X or Y?"
 OPTIONS = re.compile(r",\s*(?P<first>[^,?]+?)\s+or\s+(?P<second>[^,?]+?)\?\s*$")
 # which end of time a choice question asks for ("Who was born first", "released more recently")
@@ -79,7 +80,7 @@ def dated_choice(question: str, facts: list[tuple[str, str]]) -> str | None:
 
 def read_by_facts(client: LLMClient, system: list[dict[str, str]], questions: list[str],
                   contexts: list[list[str]], style: str, method: str) -> dict[int, list]:
-    """``read.choice: facts``: per choice question (its position in ``questions``; one that
+    """``read.choice: dates``: per choice question (its position in ``questions``; one that
     names no two options is not asked), each option's fact, asked of the question's prompt
     ``contexts`` in one call an option (:func:`~kgp_kedro.prompts.choices.fact_question`):
     ``[(option, completion), ...]``. A question whose fact call failed is left out, so it is

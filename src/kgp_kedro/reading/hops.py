@@ -1,4 +1,4 @@
-"""``read.hops: chain``: a compositional question ("When was the institute that owned The
+"""``read.hops: typed``: a compositional question ("When was the institute that owned The
 Collegian founded?") read one hop at a time. One short call breaks the question into
 sub-questions in MuSiQue's format (``#k``: the k-th one's answer), shown by the train files'
 own decompositions (:func:`decomposition_examples`); each sub-question is then asked of the
@@ -6,11 +6,10 @@ question's prompt contexts with the reader's own prompt (the ask env's: its quot
 answer put in for ``#k`` in the later ones, and the last sub-question's answer is the answer.
 Issue 48's candidate for MuSiQue's Golden F1 (a small reader rarely composes three hops in one
 reply). One rule for every retrieval method; a question the call does not break into linked
-sub-questions (:func:`parse_chain`), and a choice question (:mod:`kgp_kedro.reading.choices`),
-is read whole. ``typed``: the same, but a chain whose last sub-question asks for another kind of
-answer than the question (:func:`answer_kind`: "When did #1 come into effect?" for "... the
-signing of what treaty?") is read whole too, its hops not asked. ``whole``: one call (the
-paper's)."""
+sub-questions (:func:`parse_chain`), a choice question (:mod:`kgp_kedro.reading.choices`), and
+a chain whose last sub-question asks for another kind of answer than the question
+(:func:`answer_kind`: "When did #1 come into effect?" for "... the signing of what treaty?"),
+is read whole, its hops not asked. ``whole``: one call (the paper's)."""
 from __future__ import annotations
 
 import json
@@ -27,7 +26,8 @@ from kgp_kedro.reading.answers import final_answer
 from kgp_kedro.reading.choices import choice_options
 from kgp_kedro.reading.demonstrations import HOP, train_questions
 
-HOPS = ("whole", "chain", "typed")
+HOPS = ("whole", "typed")
+HOP_EXAMPLES = 4                   # decompositions shown (issue 48: 8 read MuSiQue worse)
 MAX_HOPS = 4                       # MuSiQue's longest decompositions
 DECOMPOSE_TOKENS = 96              # room for four sub-questions
 _NUMBERED = re.compile(r"^\s*(\d+)\s*[.)]\s*(.+?)\s*$")
@@ -118,7 +118,7 @@ def decomposition_examples(questions: pd.DataFrame, k: int) -> list[tuple[str, l
     return drawn
 
 
-def train_decompositions(sources: Sequence[Source], k: int,
+def train_decompositions(sources: Sequence[Source], k: int = HOP_EXAMPLES,
                          key: str = "train.sources") -> list[tuple[str, list[str]]]:
     """:func:`decomposition_examples` from the train files ``sources``."""
     return decomposition_examples(train_questions(sources, key), k) if k > 0 else []
@@ -129,25 +129,18 @@ def with_answers(hop: str, answers: Sequence[str]) -> str:
     return HOP.sub(lambda m: answers[int(m.group(1)) - 1], hop)
 
 
-def short_reply(i: int, text: str, question: str) -> str:
-    """A sub-question's answer as put in for ``#k`` (of question ``i``, whichever): the reply's
-    short answer."""
-    return final_answer(text, question, "short")
-
-
 def read_by_hops(client: LLMClient, questions: list[str],
                  prompt: Callable[[int, str], Messages], method: str,
-                 examples: Sequence[tuple[str, Sequence[str]]],
-                 answer: Callable[[int, str, str], str] = short_reply, typed: bool = False
+                 examples: Sequence[tuple[str, Sequence[str]]]
                  ) -> dict[int, tuple[list[Completion], str | None]]:
-    """``read.hops: chain``: per question asked (its position in ``questions``; a choice
+    """``read.hops: typed``: per question asked (its position in ``questions``; a choice
     question is not), the calls made before its answering call and what that call asks: one
     decomposition call; where it breaks the question into linked sub-questions, each but the
     last asked as ``prompt(i, sub_question)`` gives (the reader's prompt over question ``i``'s
-    contexts), its ``answer(i, reply, sub_question)`` put in for ``#k`` ("": none, the
-    question read whole), and the last sub-question is what the answering call asks. None
+    contexts), its reply's short answer put in for ``#k`` ("": none, the question read
+    whole), and the last sub-question is what the answering call asks. None
     instead: the question is read whole (the reply was no chain, a call failed, or a
-    sub-question got no answer; with ``typed``, also where the last sub-question asks for
+    sub-question got no answer, or the last sub-question asks for
     another :func:`answer_kind` than the question, before any hop is asked), its calls so far
     still counted. The calls go in rounds
     (every question's decomposition, then every first sub-question, then every second one),
@@ -161,7 +154,7 @@ def read_by_hops(client: LLMClient, questions: list[str],
     # the questions still read by hops: their sub-questions and the answers so far
     chains = {i: (hops, []) for i, reply in zip(asked, replies)
               if not reply.error and (hops := parse_chain(reply.text))
-              and (not typed or answer_kind(hops[-1]) == answer_kind(questions[i]))}
+              and answer_kind(hops[-1]) == answer_kind(questions[i])}
     for step in range(MAX_HOPS - 1):
         due = [i for i, (hops, answers) in chains.items() if len(answers) == step < len(hops) - 1]
         if not due:
@@ -171,7 +164,7 @@ def read_by_hops(client: LLMClient, questions: list[str],
                                        desc=f"hop {step + 1} {method}")
         for i, q, reply in zip(due, asked_now, replies):
             calls[i].append(reply)
-            said = "" if reply.error else answer(i, reply.text, q)
+            said = "" if reply.error else final_answer(reply.text, q, "short")
             if said:
                 chains[i][1].append(said)
             else:

@@ -7,13 +7,11 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from kgp_kedro.llm import LLMClient
-from kgp_kedro.prompts.choices import facts_prompt
-from kgp_kedro.prompts.kgp import ANSWER_INSTRUCTION, STEPS_INSTRUCTION, qa_prompt
+from kgp_kedro.prompts.kgp import qa_prompt
 from kgp_kedro.reading.answers import final_answer
 from kgp_kedro.reading.choices import CHOICES, dated_choice, read_by_facts
 from kgp_kedro.reading.hops import HOPS, read_by_hops
 from kgp_kedro.reading.contexts import fit_contexts, within_documents, within_passages
-from kgp_kedro.reading.selection import SELECTIONS, select_contexts
 
 logger = logging.getLogger(__name__)
 
@@ -47,13 +45,13 @@ def ranked_contexts(rows: pd.DataFrame, texts: dict[str, str],
     return out
 
 
-CONTEXT_FORMS = ("passages", "titled", "documents")
+CONTEXT_FORMS = ("passages", "documents")
 
 
 def passage_texts(passages: pd.DataFrame, form: str = "passages") -> dict[str, str]:
     """Each passage's text as a context shows it: bare (``passages``, the paper's) or after
-    its document's title (``titled``, ``documents``: ``Title: text``; a passage of a document
-    without a title stays bare)."""
+    its document's title (``documents``: ``Title: text``; a passage of a document without a
+    title stays bare)."""
     if form not in CONTEXT_FORMS:
         raise ValueError(f"read.context_form must be one of {CONTEXT_FORMS}, got {form!r}")
     if form == "passages":
@@ -99,17 +97,6 @@ def document_contexts(contexts: list[tuple[tuple[str, ...], str]], passages: pd.
     return out
 
 
-CONTEXT_ORDERS = ("rank", "reversed")
-
-
-def in_prompt_order(contexts: list, order: str) -> list:
-    """The kept ``contexts`` as the prompt lists them: best first (``rank``, the paper's) or
-    best last, nearest the repeated question (``reversed``)."""
-    if order not in CONTEXT_ORDERS:
-        raise ValueError(f"read.context_order must be one of {CONTEXT_ORDERS}, got {order!r}")
-    return contexts[::-1] if order == "reversed" else contexts
-
-
 def _distinct(contexts: list[tuple[tuple[str, ...], str]], exclude: set[str] = frozenset()
               ) -> list[str]:
     """The distinct passage ids of ``contexts`` in order, less ``exclude``."""
@@ -132,8 +119,7 @@ def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.
                  system_prompt: str | None, max_passages: int | None = None, ran_as: str = "",
                  retrieval_llm_calls: Mapping[str, int] | None = None,
                  context_form: str = "passages", answer_form: str = "line",
-                 context_order: str = "rank", select: str = "none",
-                 select_min: int = 2, max_documents: int | None = None,
+                 max_documents: int | None = None,
                  choice: str = "whole", hops: str = "whole",
                  decompositions: Sequence[tuple[str, Sequence[str]]] = (),
                  passage_window: int = 0) -> pd.DataFrame:
@@ -144,26 +130,19 @@ def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.
     goes first (the paper sends the user prompt alone). ``llm_calls``: the reader's call plus
     the question's ``retrieval_llm_calls`` (IRCoT's, the chat agent's); ``ran_as``: what ran
     under the method's name (:attr:`kgp_kedro.pipelines.parameter_tree.Method.description`).
-    ``context_form`` (:data:`CONTEXT_FORMS`): each passage bare (the paper's), after its
-    document's title, or the passages grouped by document (:func:`document_contexts`, always
-    numbered); ``answer_form``: how the answer is read off the reply
-    (:func:`kgp_kedro.reading.answers.final_answer`), and for ``steps`` the prompt's last line too
-    (:data:`~kgp_kedro.prompts.kgp.STEPS_INSTRUCTION`); ``context_order``: the kept contexts
-    best first or best last (:func:`in_prompt_order`; the window still cuts the lowest-ranked);
-    ``select``: ``reader`` asks the reader first which of the kept contexts to read, at least
-    ``select_min`` (:mod:`kgp_kedro.reading.selection`; the ones left out are in ``cut_ids``,
-    the call's tokens and latency in the answer's), ``none`` reads them all;
-    ``max_documents``: the prompt holds passages of at most that many documents, the best
+    ``context_form`` (:data:`CONTEXT_FORMS`): each passage bare (the paper's) or the passages
+    grouped by document under its title (:func:`document_contexts`, always numbered);
+    ``answer_form``: how the answer is read off the reply
+    (:func:`kgp_kedro.reading.answers.final_answer`); ``max_documents``: the prompt holds passages of at most that many documents, the best
     ranked, and ``max_passages`` fills from them (:func:`within_documents`; the contexts of
     other documents are not offered, as those beyond ``max_passages``), all when null;
-    ``choice``: ``facts`` reads a choice question one option at a time
-    (:func:`~kgp_kedro.reading.choices.read_by_facts`), ``dates`` the same facts with their
-    dates deciding where they tell (:func:`~kgp_kedro.reading.choices.dated_choice`; else the
-    question read whole), ``whole`` in one call; ``hops``:
-    ``chain`` reads any other question one sub-question at a time
+    ``choice``: ``dates`` asks a choice question's two facts one option at a time
+    (:func:`~kgp_kedro.reading.choices.read_by_facts`), their dates deciding where they tell
+    (:func:`~kgp_kedro.reading.choices.dated_choice`; else the question read whole), ``whole``
+    reads it in one call; ``hops``: ``typed`` reads any other question one sub-question at a
+    time where the last sub-question asks for the question's kind of answer
     (:func:`~kgp_kedro.reading.hops.read_by_hops`, the decomposition call shown
-    ``decompositions``), ``typed`` the same where the last sub-question asks for the
-    question's kind of answer, ``whole`` in one call; ``passage_window`` (the ``documents``
+    ``decompositions``), ``whole`` in one call; ``passage_window`` (the ``documents``
     form only): each passage shown with that many passages before and after it in its
     document (:func:`passage_windows`; ``max_passages`` counts the retrieved ones)."""
     if choice not in CHOICES:
@@ -171,13 +150,12 @@ def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.
     if hops not in HOPS:
         raise ValueError(f"read.hops must be one of {HOPS}, got {hops!r}")
     if hops != "whole" and not decompositions:
-        raise ValueError(f"read.hops {hops} needs decomposition examples (read.hop_examples > 0 "
-                         "and a MuSiQue file among train.sources)")
+        raise ValueError(f"read.hops {hops} needs decomposition examples (a MuSiQue file "
+                         "among train.sources)")
     if passage_window and context_form != "documents":
         raise ValueError("read.passage_window shows a passage's neighbours in its document's "
                          f"context: it needs read.context_form documents, got {context_form!r}")
     retrieval_llm_calls = retrieval_llm_calls or {}
-    instruction = STEPS_INSTRUCTION if answer_form == "steps" else ANSWER_INSTRUCTION
     texts = passage_texts(passages, context_form)
     by_passage = passages.drop_duplicates("passage_id").set_index("passage_id")
     document = by_passage["doc_id"].to_dict()
@@ -196,24 +174,16 @@ def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.
         if context_form == "documents" and contexts:
             contexts = document_contexts(contexts, by_passage, windows)
         kept = fit_contexts(q.question, [c for _, c in contexts], client.count_tokens, budget,
-                            style, instruction)
+                            style)
         offered.append(contexts)
         meta.append({"question": q.question, "source": q.source, "question_id": q.question_id,
                      "method": method, "kept": kept})
-    if select == "reader":
-        chosen = select_contexts(client, [m["question"] for m in meta],
-                                 [[c for _, c in contexts[:m["kept"]]]
-                                  for m, contexts in zip(meta, offered)], select_min)
-    elif select == "none":
-        chosen = [(list(range(m["kept"])), None) for m in meta]
-    else:
-        raise ValueError(f"read.select must be one of {SELECTIONS}, got {select!r}")
     shown = []
-    for m, contexts, (picked, _) in zip(meta, offered, chosen):
-        read = [contexts[i] for i in picked]
-        shown.append([c for _, c in in_prompt_order(read, context_order)])
+    for m, contexts in zip(meta, offered):
+        read = contexts[:m["kept"]]
+        shown.append([c for _, c in read])
         # the passages the reader saw (every passage of a read path) and those it did not (cut
-        # by the window or left out by the selection)
+        # by the window)
         seen = _distinct(read)
         m.update(context_ids=seen, n_contexts=len(read), n_cut=len(contexts) - len(read),
                  cut_ids=_distinct(contexts, set(seen)))
@@ -221,26 +191,22 @@ def read_answers(questions: pd.DataFrame, retrieved: pd.DataFrame, passages: pd.
     def asking(i: int, question: str) -> list[dict[str, str]]:
         """The reader's prompt asking ``question`` of question ``i``'s shown contexts."""
         return [*system, {"role": "user", "content": qa_prompt(
-            question, shown[i], style, instruction)}]
+            question, shown[i], style)}]
 
     prompts = [asking(i, m["question"]) for i, m in enumerate(meta)]
-    before = [[] if s is None else [s] for _, s in chosen]
+    before: list[list] = [[] for _ in meta]
     decided: dict[int, str] = {}      # read.choice dates: the option the facts' dates name
-    if choice != "whole":
+    if choice == "dates":
         for i, facts in read_by_facts(client, system, [m["question"] for m in meta], shown,
                                       style, method).items():
             lines = [(option, final_answer(reply.text, "", "line")) for option, reply in facts]
             before[i] += [reply for _, reply in facts]
-            if choice == "facts":
-                prompts[i] = [*system, {"role": "user", "content": facts_prompt(
-                    meta[i]["question"], lines)}]
-            elif (option := dated_choice(meta[i]["question"], lines)) is not None:
+            if (option := dated_choice(meta[i]["question"], lines)) is not None:
                 decided[i] = option
-    if hops != "whole":
+    if hops == "typed":
         # a choice question is never broken into hops (read_by_facts' or read whole)
         for i, (calls, last) in read_by_hops(client, [m["question"] for m in meta], asking,
-                                             method, decompositions,
-                                             typed=hops == "typed").items():
+                                             method, decompositions).items():
             if last is not None:
                 prompts[i] = asking(i, last)
             before[i] += calls

@@ -13,8 +13,9 @@ ones as tables of text cells: a row that differs, one the replay lacks or one it
 the command, naming the file and the first such rows. A part of the replay (``--only`` some
 pieces, or ``--questions`` fewer than a piece's) compares the rows it replayed alone.
 
-``--params PIECE`` prints a piece's parameter groups as one ``--params`` string, for the
-``kedro run`` that advances it (docs/results-store.md), ``--group GROUP`` one group,
+``--params PIECE`` prints a piece's parameter groups and its benchmark as one ``--params``
+string, for the ``kedro run`` that advances it (docs/results-store.md), ``--group GROUP`` one
+group,
 ``--size PIECE`` the piece's questions a source."""
 from __future__ import annotations
 
@@ -51,9 +52,22 @@ class Piece(Params):
     groups: list[str] = Field(default_factory=list)   # parameter groups added to the env
 
 
+class Archived(Params):
+    """A piece that needs code a later issue removed: its results stay committed, ``make
+    replay`` skips it, and ``commit``'s code replays it."""
+
+    env: str
+    benchmark: str
+    questions: PosInt
+    params: dict[str, Value] = Field(default_factory=dict)   # the groups it added at ``commit``
+    commit: str = Field(pattern=r"^[0-9a-f]{40}$")   # the last commit whose code replays it
+    removed: str                                       # what went, and why
+
+
 class Pieces(Params):
     groups: dict[str, dict[str, Value]] = Field(default_factory=dict)
     pieces: dict[str, Piece]
+    archived: dict[str, Archived] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _groups_exist_and_split(self) -> Pieces:
@@ -62,6 +76,8 @@ class Pieces(Params):
             if unknown:
                 raise ValueError(f"pieces.{name}.groups: no group {unknown[0]!r} (groups: "
                                  f"{', '.join(self.groups)})")
+        for name in set(self.pieces) & set(self.archived):
+            raise ValueError(f"archived.{name}: also a replayed piece")
         for name, group in self.groups.items():
             for key, value in group.items():
                 if "," in key or "," in _text(value):
@@ -209,12 +225,18 @@ def main(argv: list[str] | None = None) -> int:
     pieces = read_pieces(args.pieces)
     chosen = args.only or list(pieces.pieces)
     unknown = [n for n in [*chosen, args.params, args.size] if n and n not in pieces.pieces]
+    if unknown and unknown[0] in pieces.archived:
+        old = pieces.archived[unknown[0]]
+        parser.error(f"piece {unknown[0]!r} is archived ({old.removed}); its code is at "
+                     f"commit {old.commit[:8]}: replay it there")
     if unknown:
         parser.error(f"no piece {unknown[0]!r} in {args.pieces} ({', '.join(pieces.pieces)})")
     if args.group and args.group not in pieces.groups:
         parser.error(f"no group {args.group!r} in {args.pieces} ({', '.join(pieces.groups)})")
     if args.params or args.group:
-        params = (piece_params(pieces, args.params) if args.params else
+        params = ({**piece_params(pieces, args.params),
+                   "report.results.benchmark": pieces.pieces[args.params].benchmark}
+                  if args.params else
                   {k: _text(v) for k, v in pieces.groups[args.group].items()})
         sys.stdout.write(params_text(params) + "\n")
         return 0

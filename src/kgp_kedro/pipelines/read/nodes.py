@@ -27,7 +27,7 @@ def answer_questions(qa_questions: pd.DataFrame, retrieved: pd.DataFrame, passag
     says so) and the run goes on with the other methods. ``ran_as`` describes the method
     (its row label in the results store); with ``llm_retrieval`` (IRCoT, the chat agent) the
     retriever's calls count in each answer's ``llm_calls``. ``read.demonstrations`` (and
-    ``read.hops: chain``'s decomposition examples) are drawn from ``train.sources``'
+    ``read.hops: typed``'s decomposition examples) are drawn from ``train.sources``'
     questions."""
     if retrieved.empty:
         logger.warning("read %s skipped: its retrieval produced nothing (method skipped)", name)
@@ -37,15 +37,13 @@ def answer_questions(qa_questions: pd.DataFrame, retrieved: pd.DataFrame, passag
              .astype(int).to_dict() if llm_retrieval else {})
     sources = (validate(TrainParams, train, "train").sources
                if params.demonstrations or params.hops != "whole" else [])
-    demonstrations = (train_demonstrations(sources, params.demonstrations,
-                                           steps=params.answer_form == "steps")
+    demonstrations = (train_demonstrations(sources, params.demonstrations)
                       if params.demonstrations else [])
-    decompositions = (train_decompositions(sources, params.hop_examples)
+    decompositions = (train_decompositions(sources)
                       if params.hops != "whole" else [])
     return read_answers(qa_questions, retrieved, passages, make_llm(llm), name,
                         params.style(name), params.margin_tokens,
-                        with_demonstrations(params.system_message(), demonstrations),
+                        with_demonstrations(params.system_prompt, demonstrations),
                         params.max_passages, ran_as, calls, params.context_form,
-                        params.answer_form, params.context_order, params.select,
-                        params.select_min, params.max_documents, params.choice, params.hops,
+                        params.answer_form, params.max_documents, params.choice, params.hops,
                         decompositions, params.passage_window)
