@@ -27,6 +27,7 @@ import math
 import re
 import statistics
 import unicodedata
+from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,6 +39,7 @@ logger = logging.getLogger(__name__)
 
 HEADING_SIZE_RATIO = 1.15   # a line this much larger than the body font is a heading
 PARAGRAPH_GAP = 0.6         # a gap above a line over this share of the line height breaks
+WORD_GAP = 0.15             # a gap between glyphs over this share of the font size is a space
 LINE_END_HYPHEN = "\ufffe"  # PDFium's mark of a hyphen ending a line inside a word
 LIGATURES = {code: unicodedata.normalize("NFKC", chr(code)) for code in range(0xFB00, 0xFB07)}
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -45,6 +47,16 @@ _HYPHENATED = re.compile(rf"(\w+){LINE_END_HYPHEN}(\w+)")
 _COMPOUND = re.compile(r"\w+(?:-\w+)+")
 
 Box = tuple[float, float, float, float]   # x0, top, x1, bottom: points from the top left
+
+
+@dataclass(frozen=True)
+class _Glyph:
+    """One character PDFium read: its box and font size, or no box for a space or a line
+    break (``\\n``) PDFium inserted."""
+
+    text: str
+    box: Box | None = None
+    size: float = 0.0
 
 
 @dataclass
@@ -69,54 +81,113 @@ def _glyph_size(text_page, index: int, matrix) -> float:
     return pdfium_c.FPDFText_GetFontSize(text_page.raw, index) * math.hypot(matrix.c, matrix.d)
 
 
-def _inside(box: Box, boxes: list[Box]) -> bool:
-    x, y = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
-    return any(x0 <= x <= x1 and top <= y <= bottom for x0, top, x1, bottom in boxes)
-
-
-def _line(chars: list[str], boxes: list[Box], sizes: list[float]) -> _Line | None:
-    text = " ".join(clean_text("".join(chars)).split())
-    if not text or not boxes:
-        return None
-    box = (min(b[0] for b in boxes), min(b[1] for b in boxes),
-           max(b[2] for b in boxes), max(b[3] for b in boxes))
-    return _Line(text, box, statistics.median(sizes))
-
-
-def page_lines(text_page, origin: tuple[float, float], skip: list[Box]) -> list[_Line]:
-    """The text lines of a PDFium text page in the order the file draws them, glyphs inside a
-    box of ``skip`` (a table) left out, as are glyphs PDFium cannot map to Unicode. ``origin``:
-    the page's left and top edges in PDF coordinates, so that boxes are measured from the top
-    left like pdfplumber's."""
+def page_glyphs(text_page, origin: tuple[float, float]) -> list[_Glyph]:
+    """The characters of a PDFium text page in the order the file draws them, a line break
+    where PDFium ends a line, a hyphen it finds ending a line inside a word marked
+    :data:`LINE_END_HYPHEN`, glyphs it cannot map to Unicode left out. ``origin``: the page's
+    left and top edges in PDF coordinates, so that boxes are measured from the top left like
+    pdfplumber's."""
     import pypdfium2.raw as pdfium_c
 
     left, top = origin
     matrix = pdfium_c.FS_MATRIX()
-    lines: list[_Line] = []
-    chars: list[str] = []
-    boxes: list[Box] = []
-    sizes: list[float] = []
+    glyphs: list[_Glyph] = []
     for index in range(text_page.count_chars()):
         code = pdfium_c.FPDFText_GetUnicode(text_page.raw, index)
-        generated = pdfium_c.FPDFText_IsGenerated(text_page.raw, index)
-        if generated and code in (0x0A, 0x0D):
-            if code == 0x0A and (line := _line(chars, boxes, sizes)):
-                lines.append(line)
-            if code == 0x0A:
-                chars, boxes, sizes = [], [], []
-            continue
-        if pdfium_c.FPDFText_HasUnicodeMapError(text_page.raw, index):
-            continue
-        if not generated and not chr(code).isspace():
+        if pdfium_c.FPDFText_IsGenerated(text_page.raw, index):
+            if code != 0x0D:   # PDFium ends a line with \r\n
+                glyphs.append(_Glyph("\n" if code == 0x0A else chr(code)))
+        elif not pdfium_c.FPDFText_HasUnicodeMapError(text_page.raw, index):
             x0, bottom, x1, up = text_page.get_charbox(index, loose=True)
-            box = (x0 - left, top - up, x1 - left, top - bottom)
-            if skip and _inside(box, skip):
-                continue
-            boxes.append(box)
-            sizes.append(_glyph_size(text_page, index, matrix))
-        chars.append(chr(code))
-    if line := _line(chars, boxes, sizes):
-        lines.append(line)
+            hyphen = pdfium_c.FPDFText_IsHyphen(text_page.raw, index)
+            glyphs.append(_Glyph(LINE_END_HYPHEN if hyphen else chr(code),
+                                 (x0 - left, top - up, x1 - left, top - bottom),
+                                 _glyph_size(text_page, index, matrix)))
+            if hyphen:   # PDFium ends no line after it
+                glyphs.append(_Glyph("\n"))
+    return glyphs
+
+
+def _inside(box: Box, outer: Box) -> bool:
+    x, y = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    return outer[0] <= x <= outer[2] and outer[1] <= y <= outer[3]
+
+
+Cell = tuple[int, int, int]   # a table's index on the page, a row's, a column's
+
+
+def _cell_of(box: Box, tables: list) -> Cell | None:
+    """The cell holding the middle of ``box`` (row and column -1 inside a table but in no
+    cell), or None outside every table."""
+    for t, table in enumerate(tables):
+        if _inside(box, table.bbox):
+            return next(((t, r, c) for r, row in enumerate(table.rows)
+                         for c, cell in enumerate(row.cells)
+                         if cell is not None and _inside(box, cell)), (t, -1, -1))
+    return None
+
+
+def _homes(glyphs: list[_Glyph], tables: list) -> list[Cell | None]:
+    """Where each glyph goes: a table cell, or the text (None); a space or line break PDFium
+    inserted goes with the glyph before it."""
+    homes: list[Cell | None] = []
+    home = None
+    for glyph in glyphs:
+        if glyph.box is not None:
+            home = _cell_of(glyph.box, tables) if tables else None
+        homes.append(home)
+    return homes
+
+
+def _split(glyphs: list[_Glyph], tables: list) -> tuple[list[_Glyph], dict[Cell, list[_Glyph]]]:
+    """The glyphs of the text, and those of each table cell; a glyph inside a table but in
+    none of its cells is left out."""
+    texts: list[_Glyph] = []
+    cells: dict[Cell, list[_Glyph]] = defaultdict(list)
+    for glyph, home in zip(glyphs, _homes(glyphs, tables)):
+        if home is None:
+            texts.append(glyph)
+        elif home[1] >= 0:
+            cells[home].append(glyph)
+    return texts, cells
+
+
+def _spelled(glyphs: list[_Glyph]) -> str:
+    """The glyphs' text, a space put between two glyphs of a line set apart by a word gap
+    that the file draws with no space character."""
+    chars: list[str] = []
+    previous: _Glyph | None = None
+    for glyph in glyphs:
+        if glyph.box is not None and previous is not None and not glyph.text.isspace():
+            gap = glyph.box[0] - previous.box[2]
+            if WORD_GAP * max(glyph.size, previous.size) < gap < 3 * glyph.size:
+                chars.append(" ")
+        chars.append(glyph.text)
+        previous = glyph if glyph.box is not None and not glyph.text.isspace() else None
+    return "".join(chars)
+
+
+def _line(glyphs: list[_Glyph]) -> _Line | None:
+    text = " ".join(clean_text(_spelled(glyphs)).split())
+    drawn = [g for g in glyphs if g.box is not None and not g.text.isspace()]
+    if not text or not drawn:
+        return None
+    box = (min(g.box[0] for g in drawn), min(g.box[1] for g in drawn),
+           max(g.box[2] for g in drawn), max(g.box[3] for g in drawn))
+    return _Line(text, box, statistics.median(g.size for g in drawn))
+
+
+def page_lines(glyphs: list[_Glyph]) -> list[_Line]:
+    """The glyphs split into lines where PDFium ends a line."""
+    lines: list[_Line] = []
+    current: list[_Glyph] = []
+    for glyph in [*glyphs, _Glyph("\n")]:
+        if glyph.text != "\n":
+            current.append(glyph)
+        elif current:
+            if line := _line(current):
+                lines.append(line)
+            current = []
     return lines
 
 
@@ -155,12 +226,14 @@ def _breaks(previous: _Line, line: _Line, heading: bool, group_heading: bool) ->
 
 
 def _joined(lines: list[_Line]) -> str:
-    """The lines of a paragraph as one text; a line ending in a hyphen after a letter, before
-    a line starting in lower case, is marked as a line-end hyphen (:func:`resolve_hyphens`)."""
+    """The lines of a paragraph as one text, a line ending in a line-end hyphen joined to the
+    next without a space; a hyphen after a letter ending a line, before a line starting in
+    lower case, is marked as one too (:func:`resolve_hyphens` decides)."""
     text = lines[0].text
     for line in lines[1:]:
-        hyphen = text.endswith("-") and text[-2:-1].isalpha() and line.text[:1].islower()
-        text = text[:-1] + LINE_END_HYPHEN + line.text if hyphen else f"{text} {line.text}"
+        if text.endswith("-") and text[-2:-1].isalpha() and line.text[:1].islower():
+            text = text[:-1] + LINE_END_HYPHEN
+        text += line.text if text.endswith(LINE_END_HYPHEN) else f" {line.text}"
     return text
 
 
@@ -191,22 +264,50 @@ def paragraphs(lines: list[_Line], page_number: int) -> list[Block]:
     return blocks
 
 
-def _cell_text(text_page, cell: Box | None, origin: tuple[float, float]) -> str:
-    if cell is None:
-        return ""
-    left, top = origin
-    x0, cell_top, x1, bottom = cell
-    text = text_page.get_text_bounded(left=x0 + left, bottom=top - bottom, right=x1 + left,
-                                      top=top - cell_top)
-    return clean_text(text.replace(LINE_END_HYPHEN, ""))
+def cell_lines(glyphs: list[_Glyph]) -> list[_Line]:
+    """A table cell's glyphs split into lines by their position (a file may draw a table row
+    by row across its cells, so PDFium's line ends fall in the next cell)."""
+    groups: list[list[_Glyph]] = []
+    previous: _Glyph | None = None
+    for glyph in glyphs:
+        if glyph.box is None or glyph.text.isspace():
+            if groups:
+                groups[-1].append(_Glyph(" "))
+            continue
+        middle = (glyph.box[1] + glyph.box[3]) / 2
+        if previous is None or not previous.box[1] <= middle <= previous.box[3]:
+            groups.append([])
+        groups[-1].append(glyph)
+        previous = glyph
+    return [line for group in groups if (line := _line(group))]
 
 
-def _tables(plumber_page, text_page, origin: tuple[float, float], number: int) -> list[Block]:
-    """The page's ruled tables as table blocks, the cells' text read by PDFium."""
+def _stacked(lines: list[list[_Line]]) -> bool:
+    """Whether a row's cells hold several rows with no rule between them: two or more cells,
+    each with the same number (over one) of lines, none a lower-case continuation of the line
+    above (wrapped text)."""
+    filled = [cell for cell in lines if cell]
+    return len(filled) > 1 and len({len(cell) for cell in filled}) == 1 \
+        and len(filled[0]) > 1 and not any(line.text[:1].islower()
+                                           for cell in filled for line in cell[1:])
+
+
+def _row_cells(lines: list[list[_Line]]) -> list[list[str]]:
+    """One table row's cells (each a list of lines) as rows of cell texts: one row, or the
+    rows stacked in it (:func:`_stacked`)."""
+    if _stacked(lines):
+        height = max(len(cell) for cell in lines)
+        return [[cell[i].text if cell else "" for cell in lines] for i in range(height)]
+    return [[_joined(cell) if cell else "" for cell in lines]]
+
+
+def _table_blocks(tables: list, cells: dict[Cell, list[_Glyph]], number: int) -> list[Block]:
+    """The page's ruled tables as table blocks, each cell the text of the glyphs in it."""
     blocks = []
-    for table in plumber_page.find_tables():
-        rows = clean_rows([[_cell_text(text_page, cell, origin) for cell in row.cells]
-                           for row in table.rows])
+    for t, table in enumerate(tables):
+        rows = [texts for r, row in enumerate(table.rows) for texts in _row_cells(
+            [cell_lines(cells.get((t, r, c), [])) for c in range(len(row.cells))])]
+        rows = clean_rows([[text.replace(LINE_END_HYPHEN, "") for text in row] for row in rows])
         if rows:
             blocks.append(Block("table", markdown_table(rows), number, tuple(table.bbox),
                                 rows=rows))
@@ -248,11 +349,11 @@ def page_blocks(plumber_page, pdfium_page, number: int
                                        f"({images} image(s), a scan?): not read, no OCR")
             return [], PageProblem(number, "no_text_layer", f"page {number}: blank page, no text")
         left, _, _, top = plumber_page.mediabox   # PDF coordinates, the page's own (inherited)
-        origin = (left, top)
-        tables = _tables(plumber_page, text_page, origin, number) \
-            if _draws_paths(pdfium_page) else []
-        lines = page_lines(text_page, origin, [t.bbox for t in tables])
-        blocks = _with_tables(paragraphs(lines, number), tables)
+        glyphs = page_glyphs(text_page, (left, top))
+        tables = plumber_page.find_tables() if _draws_paths(pdfium_page) else []
+        texts, cells = _split(glyphs, tables)
+        blocks = _with_tables(paragraphs(page_lines(texts), number),
+                              _table_blocks(tables, cells, number))
         if not blocks:
             return [], PageProblem(number, "no_text_layer", f"page {number}: "
                                    f"{text_page.count_chars()} characters but no readable "
