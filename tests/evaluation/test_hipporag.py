@@ -115,3 +115,24 @@ def test_bundled_corpus(dataset, path):
     per_question = gold[gold["is_supporting"]].groupby("collection_id").size()
     assert len(per_question) == len(questions) and per_question.min() >= 1
     assert set(gold["passage_id"]) <= set(corpus["passage_id"])
+
+
+def test_committed_rows_replay_from_recorded_retrievals():
+    """``bench_recall.py --check NAME`` for every committed HippoRAG 2 measurement: its
+    recall@2 / @5 and SP-EM@30 scored again from the recorded rankings and gold paragraphs
+    alone (no corpus, encoder or model) equal the committed rows."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    names = sorted(p.name.removesuffix(".retrieved.csv.gz")
+                   for p in (root / "results" / "retrieval").glob("*.retrieved.csv.gz"))
+    if not names:
+        pytest.skip("no recorded HippoRAG 2 retrievals committed")
+    for name in names:
+        done = subprocess.run([sys.executable, str(root / "benchmarks" / "bench_recall.py"),
+                               "--check", name], capture_output=True, text=True, cwd=root,
+                              check=False)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "rows as recorded" in done.stdout

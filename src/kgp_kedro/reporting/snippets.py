@@ -359,14 +359,27 @@ def _label(metric: str, args: Mapping[str, str]) -> str:
 
 def _retrieval_table(data: ResultsData, kind: str, args: Mapping[str, str]) -> str:
     """``methods=A,B metric=COLUMN[,COLUMN…] [bold=M]``: a table, a row per method (per method
-    and figure with several) and a column per measurement, ``a / b / c`` per source."""
+    and figure with several) and a column per measurement, ``a / b / c`` per source (every
+    source of the measurements shown, "–" where one was not measured; ``unit=passage``:
+    HippoRAG 2's setting's measurements)."""
     metrics, bold = _list(args, "metric"), args.get("bold")
     names = _of_unit(data, kind, args)
+    tables = dict(data.measurements[kind])
+    sources = ordered_sources(s for n in names for s in tables[n]["source"])
     lines = ["| method | " + " | ".join(names) + " |", "| --- |" + " --- |" * len(names)]
     for method in _list(args, "methods"):
         for metric in metrics:
-            cells = [_per_source(_measurement_values(data, kind, n, method, metric),
-                                 RETRIEVAL_FORMATS[metric]) for n in names]
+            cells = []
+            for n in names:
+                try:
+                    values = _measurement_values(data, kind, n, method, metric)
+                except SnippetError:
+                    if method not in set(tables[n]["method"]):
+                        values = {}   # not measured there: "–"
+                    else:
+                        raise
+                cells.append(_per_source({s: values.get(s, float("nan")) for s in sources},
+                                         RETRIEVAL_FORMATS[metric]))
             if method == bold:
                 cells = [f"**{c}**" for c in cells]
             label = f"`{method}`" + (f" {_label(metric, args)}" if len(metrics) > 1 else "")
