@@ -80,3 +80,30 @@ def test_parse_cache_parses_an_unchanged_file_never_again_and_a_changed_one_alon
     assert parsed == ["notes.md"]
     assert changed.documents[0] == first.documents[0]
     assert changed.documents[1]["text"] == "# Notes\n\nA changed paragraph."
+
+
+def test_a_changed_extractor_parses_every_file_again(folder, tmp_path, monkeypatch):
+    parsed = []
+    real = parse_cache.read_file
+    monkeypatch.setattr(parse_cache, "read_file", lambda path: parsed.append(path.name)
+                        or real(path))
+    cache = str(tmp_path / "cache")
+
+    def parsed_by_a_read() -> list[str]:
+        parsed.clear()
+        read_source_with_skipped("documents", folder, "docs", questions=["Q?"],
+                                 parse_cache=cache)
+        return sorted(parsed)
+
+    every_file = ["a.pdf", "bad.pdf", "notes.md"]
+    monkeypatch.setattr(parse_cache, "PARSE_FORMAT", parse_cache.PARSE_FORMAT - 1)
+    assert parsed_by_a_read() == every_file      # parsed by the readers before
+    monkeypatch.undo()
+    monkeypatch.setattr(parse_cache, "read_file", lambda path: parsed.append(path.name)
+                        or real(path))
+    assert parsed_by_a_read() == every_file      # a new reader format: none reused
+    assert parsed_by_a_read() == []
+    version = parse_cache.package_version
+    monkeypatch.setattr(parse_cache, "package_version", lambda name: "0.0-other"
+                        if name == "pypdfium2" else version(name))
+    assert parsed_by_a_read() == every_file      # another PDFium: none reused

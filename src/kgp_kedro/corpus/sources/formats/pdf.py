@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import ctypes
 import dataclasses
-import logging
 import math
 import re
 import statistics
@@ -35,12 +34,10 @@ from kgp_kedro.corpus.sources.formats.base import (FILE_READERS, Block, FileCont
                                                    FileReadError, PageProblem, clean_rows,
                                                    markdown_table)
 
-logger = logging.getLogger(__name__)
-
 HEADING_SIZE_RATIO = 1.15   # a line this much larger than the body font is a heading
 PARAGRAPH_GAP = 0.6         # a gap above a line over this share of the line height breaks
 WORD_GAP = 0.15             # a gap between glyphs over this share of the font size is a space
-LINE_END_HYPHEN = "\ufffe"  # PDFium's mark of a hyphen ending a line inside a word
+LINE_END_HYPHEN = "\ufffe"  # a hyphen ending a line inside a word (PDFium's text marks it so)
 LIGATURES = {code: unicodedata.normalize("NFKC", chr(code)) for code in range(0xFB00, 0xFB07)}
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _HYPHENATED = re.compile(rf"(\w+){LINE_END_HYPHEN}(\w+)")
@@ -387,9 +384,9 @@ def _open_error(path: Path, exc: Exception) -> FileReadError:
     return FileReadError(path, f"cannot open PDF (corrupt, truncated or not a PDF: {message})")
 
 
-def open_pdf(path: Path):
-    """The file opened by pdfplumber and by PDFium, and its pdfplumber pages;
-    :class:`FileReadError` when either cannot open it."""
+def open_pdf(path: Path) -> tuple:
+    """The file opened by pdfplumber and by PDFium, and its pdfplumber pages (close both
+    documents when done); :class:`FileReadError` when either cannot open it."""
     import pdfplumber
     import pypdfium2 as pdfium
 
