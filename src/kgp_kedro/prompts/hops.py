@@ -1,5 +1,5 @@
 """The reader's prompts for a question read one hop at a time (this project's own, no paper:
-``read.hops: chain`` of :mod:`kgp_kedro.reading.hops`): the question first broken into
+``read.hops: typed`` of :mod:`kgp_kedro.reading.hops`): the question first broken into
 sub-questions, MuSiQue's decomposition format (``#k`` stands for the k-th sub-question's
 answer), shown by the train files' own decompositions; each sub-question is then asked with
 KGP's Listing 3 prompt (:func:`kgp_kedro.prompts.kgp.qa_prompt`)."""
