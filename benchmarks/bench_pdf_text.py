@@ -21,6 +21,7 @@ Without paths it reads the dev set's PDFs, ``benchmarks/data/real_docs/dev/``.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import re
 import subprocess
@@ -34,7 +35,7 @@ from kgp_kedro.corpus.sources.formats import pdf as reader
 
 DEV = Path(__file__).resolve().parent / "data" / "real_docs" / "dev"
 LIGATURE = re.compile("[\ufb00-\ufb06]")
-HYPHEN_BREAK = re.compile(r"(\w+)-\s+(\w+)")
+HYPHEN_BREAK = re.compile(r"([^\W\d_]+)-\s+([^\W\d_]+)")
 LINE_END_HYPHEN = re.compile(r"(\w*[^\W\d_])-\n(?=[a-z])")
 WORD = re.compile(r"\w+(?:-\w+)*")
 METRICS = ("cid", "ligatures", "hyphen breaks left", "chars wrong %", "5-grams found %",
@@ -192,7 +193,8 @@ def main() -> None:
     totals, per_file = measure(paths, args.pages, args.seed)
     pages = int(next(iter(totals.values()))["pages"])
     print(f"{len(paths)} PDFs, {pages} pages sampled (up to {args.pages} a file, seed "
-          f"{args.seed}); reference: pdftotext\n")
+          f"{args.seed}); reference: pdftotext; {os.cpu_count()} CPUs at load "
+          f"{os.getloadavg()[0]:.1f}\n")
     print(table([([name], row) for name, row in totals.items()], ["parser"]))
     if args.per_file:
         print()
