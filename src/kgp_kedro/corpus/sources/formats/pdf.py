@@ -17,7 +17,8 @@ A page with no characters is reported, not read as empty: ``no_text_layer`` (an 
 text, i.e. a scan: there is no OCR here) or a blank page; a page the extractor fails on is
 ``unreadable``, and the other pages are kept. A file that cannot be opened (encrypted with a
 password, not a PDF, truncated beyond repair) or whose every page fails raises
-:class:`FileReadError` naming the file (and the page)."""
+:class:`FileReadError` naming the file (and the page). PDFium is not thread-safe: a process
+reads one PDF at a time (:data:`PDFIUM_LOCK`; a Dask cluster's workers are processes)."""
 from __future__ import annotations
 
 import ctypes
@@ -25,6 +26,7 @@ import dataclasses
 import math
 import re
 import statistics
+import threading
 import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass
@@ -43,6 +45,7 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _HYPHENATED = re.compile(rf"(\w+){LINE_END_HYPHEN}(\w+)")
 _COMPOUND = re.compile(r"\w+(?:-\w+)+")
 
+PDFIUM_LOCK = threading.Lock()   # PDFium is not thread-safe: one file at a time in a process
 Box = tuple[float, float, float, float]   # x0, top, x1, bottom: points from the top left
 
 
@@ -429,18 +432,19 @@ class PdfReader(FileReader):
     suffixes = (".pdf",)
 
     def read(self, path: Path) -> FileContent:
-        plumber, document, pages = open_pdf(path)
-        try:
-            blocks, problems = _read_pages(pages, document)
-            unreadable = [p for p in problems if p.kind == "unreadable"]
-            if pages and len(unreadable) == len(pages):
-                raise FileReadError(path, unreadable[0].reason.split(": ", 1)[1],
-                                    unreadable[0].page)
-            if not pages:
-                raise FileReadError(path, "the PDF has no pages")
-            title = (plumber.metadata or {}).get("Title")
-        finally:
-            document.close()
-            plumber.close()
+        with PDFIUM_LOCK:
+            plumber, document, pages = open_pdf(path)
+            try:
+                blocks, problems = _read_pages(pages, document)
+                title = (plumber.metadata or {}).get("Title")
+            finally:
+                document.close()
+                plumber.close()
+        unreadable = [p for p in problems if p.kind == "unreadable"]
+        if pages and len(unreadable) == len(pages):
+            raise FileReadError(path, unreadable[0].reason.split(": ", 1)[1],
+                                unreadable[0].page)
+        if not pages:
+            raise FileReadError(path, "the PDF has no pages")
         title = title.strip() if isinstance(title, str) and title.strip() else None
         return FileContent(blocks, pages=len(pages), title=title, problems=problems)
