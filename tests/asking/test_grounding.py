@@ -41,7 +41,17 @@ NUMERIC_TYPES = ("8.1. Numeric Types:\n"
                  "| bigint | 8 bytes | large-range integer | -9223372036854775808 to "
                  "+9223372036854775807 |\n"
                  "| real | 4 bytes | variable-precision, inexact | 6 decimal digits precision |")
-QUOTES = [GPL_CURE, MPL_NOTIFY, APACHE_PATENT, NUMERIC_TYPES, GPL_TERMINATION]
+# the Speex manual 1.2 (speex-doc), section 4.1 and its in-band signalling table (unruled, so
+# read as text), as the project's PDF reader writes them
+SPEEXENC = ("–ultra-wideband (-u) Tell Speex to treat the input as “ultra-wideband” (32 kHz) "
+            "–quality n Set the encoding quality (0-10), default is 8 –bitrate n Encoding "
+            "bit-rate (use bit-rate n or lower) –abr n Enable ABR (Average Bit-Rate) at n kbps, "
+            "disabled by default")
+IN_BAND = ("Code Size (bits) Content 0 1 Asks decoder to set perceptual enhancement off (0) or "
+           "on(1) 10 16 Announce maximum bit-rate acceptable (N in bytes/second) 11 16 reserved "
+           "12 32 Acknowledge receiving packet N 13 32 reserved")
+QUOTES = [GPL_CURE, MPL_NOTIFY, APACHE_PATENT, NUMERIC_TYPES, GPL_TERMINATION, SPEEXENC,
+          IN_BAND]
 
 
 def _verdict(question: str, claim: str, cited: list[int]) -> tuple[str, list[int]]:
@@ -81,6 +91,13 @@ def _verdict(question: str, claim: str, cited: list[int]) -> tuple[str, list[int
      "A smallint takes 4 bytes of storage.", [4], ("unsupported", [])),
     ("How much storage do smallint and bigint take in PostgreSQL?",
      "A smallint takes 2 bytes and a bigint 8 bytes.", [4], ("supported", [4])),
+    # a number compared with its unit: 32 kHz is no bit-rate; a number with none beside it
+    # takes its unit from anywhere in the quote (a table's header read as text)
+    ("What bit-rate does Speex ultra-wideband mode give at quality 8?",
+     "Ultra-wideband mode gives 32 kbps at quality 8.", [6], ("unsupported", [])),
+    ("How long is the Speex in-band message that acknowledges receiving packet N?",
+     "The message that acknowledges receiving packet N is 32 bits long.", [7],
+     ("supported", [7])),
     # a name the quotes do not hold
     ("What kind of patent license does each Contributor grant under the Apache License?",
      "Each Contributor grants a patent license approved by the OSI.", [3],
@@ -99,7 +116,7 @@ def test_numbers_are_whole_tokens_and_code_words_are_specifics():
     assert specifics("PostgreSQL listens on port 5432.", "Which port does PostgreSQL use?") \
         == ["5432"]
     assert Quote("Revenue was $4.2 million, up 12%.").units == [
-        {"reven", "was", "4.2", "milli", "up", "12"}]
+        {"reven", "was", "4.2", "milli", "up", "12", "4.2 *", "12 *"}]
 
 
 def test_refusals_are_told_from_negative_answers():

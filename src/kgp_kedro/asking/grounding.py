@@ -42,6 +42,7 @@ NOT_FOUND = NOT_ANSWERED   # the answer of a question the quotes do not answer
 CHECKS = ("answer", "none")
 MARKS = ("supported", "partly supported", "not found")
 MAX_SUPPORT = 2   # quotes at most that hold one claim together
+UNIT_LETTERS = 5  # a word of at most this many letters right after a number is its unit
 CLOSEST = 3       # quotes listed with a "not found" answer
 FUNCTION_WORDS = frozenset(
     "a an the he she it its his her hers they them their this that these those there then "
@@ -76,6 +77,7 @@ POINTER = re.compile(r"^(?:this|the|that)\s+(?:information|answer|fact)\b.*\bquo
                      r"quotes?\b", re.I)
 _QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”|`([^`]+)`|(?<!\w)'([^']+)'(?!\w)")
 _CONTENT = re.compile(r"\b[^\W\d_][\w'-]{3,}\b")
+YES_NO = re.compile(r"^\s*(?:yes|no)\b", re.I)
 
 
 def refuses(sentence: str) -> bool:
@@ -96,18 +98,46 @@ def _code_like(token: str, before: str) -> bool:
                 or before.endswith("-"))
 
 
+def _is_unit(token: str) -> bool:
+    """A word that may be a number's unit: letters only, at most :data:`UNIT_LETTERS`, not a
+    function word (``ms``, ``kbps``, ``bytes``; not ``and``)."""
+    return token.isalpha() and len(token) <= UNIT_LETTERS and \
+        token.casefold() not in FUNCTION_WORDS
+
+
+def unit_pairs(text: str) -> set[str]:
+    """``text``'s numbers with the unit written right after them (``32 kHz``, ``32kHz``:
+    ``"32 khz"``), and ``"32 *"`` for a number written once with no unit after it (a table
+    cell, "12 32 Acknowledge"): its unit may be anywhere (a header's "Size (bits)")."""
+    tokens = list(TOKEN.finditer(text))
+    out = set()
+    for a, b in zip(tokens, [*tokens[1:], None]):
+        token = a.group(0)
+        glued = re.fullmatch(r"(\d+(?:[.,]\d+)*)([^\W\d_]+)", token)
+        if glued and _is_unit(glued.group(2)):
+            out.add(f"{key(glued.group(1))} {key(glued.group(2))}")
+        elif is_number(token):
+            unit = b is not None and text[a.end():b.start()] == " " and _is_unit(b.group(0))
+            out.add(f"{key(token)} {key(b.group(0)) if unit else '*'}")
+    return out
+
+
 def specifics(claim: str, question: str = "") -> list[str]:
     """The claim's specifics (module docstring) the question lacks, as written, in order."""
     asked = keys(question)
     quoted = {t for groups in _QUOTED.findall(claim) for g in groups for t in TOKEN.findall(g)}
-    out = []
+    out, number = [], ""
     for i, match in enumerate(TOKEN.finditer(claim)):
         token, before = match.group(0), claim[:match.start()]
         word = token.casefold()
+        if number and _is_unit(token) and claim[:match.start()].endswith(f"{number} "):
+            if f"{number} {token}".casefold() not in question.casefold():
+                out.append(f"{number} {token}")   # a number and its unit, found together
         special = (token in quoted or is_number(token) or _code_like(token, before)
                    or (i > 0 and token[0].isupper() and word not in FUNCTION_WORDS))
         if special and key(token) not in asked and word not in FUNCTION_WORDS | {"i"}:
             out.append(token)
+        number = token if is_number(token) else ""
     return list(dict.fromkeys(out))
 
 
@@ -173,11 +203,13 @@ class Quote:
         at = next((i for i, line in enumerate(lines) if line.lstrip().startswith("|")), None)
         rows = table_rows("\n".join(lines[at:])) if at is not None else None
         if not rows or len(rows) < 2:
-            self.units, self.firsts = [keys(text)], []
+            self.units, self.firsts = [keys(text) | unit_pairs(text)], []
             return
-        head = keys("\n".join(lines[:at])) | keys(" ".join(rows[0]))
+        above = "\n".join(lines[:at] + [" ".join(rows[0])])
+        head = keys(above)
         body = [row for row in rows[1:] if any(row)]
-        self.units = [head | keys(" ".join(row)) for row in body]
+        self.units = [head | keys(" | ".join(row)) | unit_pairs(" | ".join(row))
+                      for row in body]
         self.firsts = [keys(row[0]) for row in body]
 
     def choices(self, claim_keys: set[str]) -> list[set[str]]:
@@ -237,8 +269,15 @@ def _cite(text: str, numbers: list[int]) -> str:
 def check_claim(claim: Claim, question: str, quotes: list[Quote]) -> Claim:
     """``claim``'s support and verdict against ``quotes`` (module docstring)."""
     hard = specifics(claim.text, question)
-    soft = set() if hard else (content(claim.text) - keys(question)
-                               or content(claim.text))
+    added = content(claim.text) - keys(question)
+    if hard:
+        soft = set()
+    elif added:
+        soft = added
+    elif YES_NO.match(claim.text):
+        soft = content(claim.text)
+    else:
+        soft = set()
     claim_keys, topic = keys(claim.text), content(question)
     cited = [n for n in claim.cited if 1 <= n <= len(quotes)]
     if not hard and not soft:

@@ -55,6 +55,9 @@ def keys(text: str) -> set[str]:
 def found(token: str, held: set[str]) -> bool:
     """Whether ``token`` is among the keys ``held`` (:func:`keys` of a quote): itself, or
     every one of its parts (``8MB`` in "8 MB"); a number only whole."""
+    if " " in token:   # a number and its unit (grounding.unit_pairs): written together, or
+        number, unit = (key(t) for t in token.split())     # the number alone, the unit anywhere
+        return f"{number} {unit}" in held or (f"{number} *" in held and unit in held)
     if key(token) in held:
         return True
     pieces = parts(token)
