@@ -482,6 +482,8 @@ def main() -> None:
     print(f"{cpu_model()}; {load_line()}")
     print(f"{setting}; split {args.split}; first {args.limit} questions a source; budget "
           f"{raw['retrieve']['budget']}; methods: {', '.join(methods)}", flush=True)
+    run = (f"{setting}; split {args.split}; first {args.limit} questions a source; budget "
+           f"{raw['retrieve']['budget']}")
     results, ranked, golds = [], [], []
     trained = train_models(raw, params, methods) if hipporag else {}
     for source in raw["ingest"]["sources"]:
@@ -524,17 +526,18 @@ def main() -> None:
                   + (f"  peak {row['peak_rss_mb']:,.0f} MB" if hipporag else ""), flush=True)
             results.append({"source": source["dataset"], **row})
         print(f"  ({load_line()})", flush=True)
+        done = [r for r in results if r["source"] == source["dataset"]]
+        if args.record and done:   # source by source: a run stopped later keeps these rows
+            record(measurement_rows(pd.DataFrame(done), run), args.record)
+            if hipporag:
+                record_retrievals(args.record, [r for r in ranked
+                                                if r["source"].eq(source["dataset"]).all()],
+                                  golds[-1:])
     if not results:
         return
     from kgp_kedro.reporting.retrieval_results import render_retrieval_tables
 
-    rows = measurement_rows(pd.DataFrame(results),
-                            f"{setting}; split {args.split}; first {args.limit} questions a "
-                            f"source; budget {raw['retrieve']['budget']}")
-    if args.record:
-        record(rows, args.record)
-        if hipporag:
-            record_retrievals(args.record, ranked, golds)
+    rows = measurement_rows(pd.DataFrame(results), run)
     print("\n" + render_retrieval_tables([(args.record or "this run", rows)]))
 
 

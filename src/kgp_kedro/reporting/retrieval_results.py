@@ -52,15 +52,15 @@ def _passage_table(name: str, table: pd.DataFrame) -> list[str]:
              "| method | " + " | ".join(f"{s}: R@2 / R@5 ({int(table[table['source'] == s]['questions'].iloc[0])} q, "
                                        f"{int(table[table['source'] == s]['passages'].iloc[0]):,} passages)"
                                        for s in sources)
-             + " | " + " | ".join(f"{s}: index s / 1k / LLM tokens / ms / q / peak MB"
-                                  for s in sources) + " |",
+             + " | " + " | ".join(f"{s}: index s per 1,000 passages · LLM tokens at index "
+                                  "time · ms per question · peak MB" for s in sources) + " |",
              "| --- |" + " --- |" * len(sources) + " ---: |" * len(sources)]
     for method, group in table.groupby("method", sort=False):
         by = group.set_index("source")
         cells = [f"{by.loc[s, 'recall_at_2']:.3f} / {by.loc[s, 'recall_at_5']:.3f}"
                  if s in by.index else "–" for s in sources]
-        costs = [f"{1000 * by.loc[s, 'index_s'] / by.loc[s, 'passages']:,.1f} / "
-                 f"{int(by.loc[s, 'index_llm_tokens'])} / {by.loc[s, 'ms_per_question']:,.1f} / "
+        costs = [f"{1000 * by.loc[s, 'index_s'] / by.loc[s, 'passages']:,.1f} · "
+                 f"{int(by.loc[s, 'index_llm_tokens'])} · {by.loc[s, 'ms_per_question']:,.1f} · "
                  f"{by.loc[s, 'peak_rss_mb']:,.0f}" if s in by.index else "–" for s in sources]
         lines.append(f"| {method} | " + " | ".join(cells + costs) + " |")
     return [*lines, "", measured_where(table), ""]
