@@ -154,5 +154,9 @@ def test_an_answer_is_marked_by_its_claims():
 def test_a_citation_after_the_full_stop_or_in_a_pointer_belongs_to_the_claim_before():
     assert claims("It is 30 days. [1] This is stated in quote [2]. Then 60 days [3].") == [
         ("It is 30 days.", [1, 2]), ("Then 60 days.", [3])]
-    assert claims("See e.g. the GPL. It ends.") == [("See e.g. the GPL.", []),
-                                                     ("It ends.", [])]
+    assert claims("It lasts e.g. 30 days. It ends.") == [("It lasts e.g. 30 days.", []),
+                                                          ("It ends.", [])]
+    # a pointer with no claim before it is no claim
+    assert claims("This can be found in quote on page 32 [1].") == []
+    assert claims("The delay is 34 ms [2]. This is specified in section 3.3 [4].") == [
+        ("The delay is 34 ms.", [2, 4])]

@@ -67,14 +67,16 @@ _NOT_FOUND = re.compile(r"\bnot\s+found\b|\bno\s+(?:such\s+)?information\b|"
                         r"\bcannot\s+be\s+(?:found|determined|answered)\b|"
                         r"\bI\s+(?:do\s+not|don't)\s+know\b", re.I)
 _CITED = re.compile(r"^(\s*\[\d+(?:\s*,\s*\d+)*\])+")
-# a sentence pointing at the quotes ("This information is found in quote [2]"): its
+# a sentence pointing at where the answer is ("This information is found in quote [2]", "This
+# can be found in quote on page 32", "As stated in section 4.3"): no claim of its own; its
 # citations belong to the claim before it
-POINTER = re.compile(r"^(?:this|the|that)\s+(?:information|answer|fact)\b.*\bquotes?\b|"
-                     r"^(?:this|that|it)\s+(?:is|was|can\s+be)\s+(?:stated|mentioned|found|"
-                     r"seen|given|cited|shown)\s+(?:in|from)\s+(?:the\s+)?(?:\w+\s+)?quotes?"
-                     r"[\s\d\[\],]*\.?$|"
-                     r"^(?:as\s+)?(?:stated|mentioned|found|given|cited)\s+in\s+(?:the\s+)?"
-                     r"quotes?\b", re.I)
+POINTER = re.compile(
+    r"^(?:this|that|it|these|the\s+(?:answer|information|fact|above))\s+(?:\w+\s+)?"
+    r"(?:is|are|was|were|can\s+be|could\s+be|may\s+be)\s+(?:\w+\s+)?(?:found|stated|"
+    r"mentioned|specified|described|given|shown|listed|seen|explained|defined|cited|derived|"
+    r"taken|indicated|noted|provided)\s+(?:in|on|from|at|under)\b|"
+    r"^(?:as\s+)?(?:stated|mentioned|found|given|cited|shown|specified|described)\s+in\b|"
+    r"^(?:see|refer\s+to)\s", re.I)
 _QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”|`([^`]+)`|(?<!\w)'([^']+)'(?!\w)")
 _CONTENT = re.compile(r"\b[^\W\d_][\w'-]{3,}\b")
 YES_NO = re.compile(r"^\s*(?:yes|no)\b", re.I)
@@ -185,8 +187,9 @@ def claims(answer: str) -> list[tuple[str, list[int]]]:
             out[-1] = (out[-1][0], out[-1][1] + parse_citations(lead.group(0)))
             piece = piece[lead.end():]
         text = " ".join(keep_citations(piece, set()).split())
-        if text and out and POINTER.match(text):
-            out[-1] = (out[-1][0], out[-1][1] + parse_citations(piece))
+        if POINTER.match(text):
+            if out:
+                out[-1] = (out[-1][0], out[-1][1] + parse_citations(piece))
         elif text and re.search(r"\w", text):
             out.append((text, parse_citations(piece)))
     return out
