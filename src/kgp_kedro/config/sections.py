@@ -257,9 +257,6 @@ class AskParams(Params):
     # (what a claim adds beyond the question, its numbers whole, its names and code words,
     # found in the quotes it cites or others; a table's in one row), none (the reply as it is)
     grounding: Literal["answer", "none"] = "answer"
-    # a table passage quoted as the markdown table it was read as, or as facts (a line a row
-    # under a line naming the table and its columns: kgp_kedro.asking.tables)
-    tables: Literal["markdown", "facts"] = "markdown"
     # quotes from the passages of at most this many files, the best ranked (null: any);
     # kgp_kedro.reading.contexts.within_documents
     max_documents: PosInt | None = 4
