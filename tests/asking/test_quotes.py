@@ -1,6 +1,6 @@
 """What an ask prompt quotes: a passage after the heading above it (``ask.quote_form:
-headed``; ``sourced``: after its file and page too), a table under its heading as read or as
-facts (``ask.tables``), no heading alone, and the passages of the best-ranked files only
+headed``; ``sourced``: after its file and page too), a table under its heading as read, with
+its neighbours (``ask.passage_window``), no heading alone, and the passages of the best-ranked files only
 (``ask.max_documents``), on real 2Wiki train records rendered as real PDFs and read back; the
 expectations computed by hand."""
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 
 from benchmarks.analyst_folders import chained, latin, render_pdf
 from kgp_kedro.asking import locate_passages
-from kgp_kedro.asking.answers import quote_order, quoted_text
+from kgp_kedro.asking.answers import quote_order, quoted_text, windows
 from kgp_kedro.corpus import split_passages
 from kgp_kedro.corpus.sources import read_source_with_skipped
 
@@ -38,7 +38,7 @@ def passages(tmp_path_factory) -> pd.DataFrame:
     return split_passages(pd.DataFrame(read.documents)).sort_values(["doc_id", "order"])
 
 
-def test_a_quote_names_the_heading_above_it_and_a_table_is_quoted_as_read_or_as_facts(
+def test_a_quote_names_the_heading_above_it_and_its_window(
         passages):
     places = locate_passages(passages)
     a = passages[passages["doc_id"] == "docs/a.pdf"]
@@ -47,17 +47,20 @@ def test_a_quote_names_the_heading_above_it_and_a_table_is_quoted_as_read_or_as_
     body = a[a["kind"] == "passage"].iloc[0]
     assert heading["text"] == title and text.startswith(body["text"][:40])
     place = places[body["passage_id"]]
-    assert quoted_text(place, "markdown", "headed") == f"{title}: {body['text']}"
-    assert quoted_text(place, "markdown", "sourced") == \
+    assert quoted_text(place, "headed") == f"{title}: {body['text']}"
+    assert quoted_text(place, "sourced") == \
         f"a.pdf, p. {place.page}, {title}: {body['text']}"
     table = places[a[a["kind"] == "table"]["passage_id"].iloc[0]]
     assert table.text.startswith("| subject | relation | object |")
     # as read: the table on the lines under the heading above it
-    assert quoted_text(table, "markdown", "headed") == f"{table.heading}:\n{table.text}"
-    facts = quoted_text(table, "facts", "headed")
-    assert facts.startswith(f"Table {table.heading} (subject — relation — object), as facts:")
-    evidence = RECORDS[0]["evidences"][0]
-    assert " — ".join(latin(x) for x in evidence) in facts.splitlines()
+    assert quoted_text(table, "headed") == f"{table.heading}:\n{table.text}"
+    # with its window: the passages before and after it in its file (the file's first: none
+    # before it; a heading is no neighbour), under its label
+    around = windows(places, 1)[body["passage_id"]]
+    assert len(around) == 2 and around[0] == place and around[1].file == "a.pdf"
+    assert around[1].kind != "heading"
+    assert quoted_text(place, "headed", around) == \
+        f"{title}: " + " ".join(p.text for p in around)
 
 
 def test_quotes_leave_headings_out_and_max_documents_keeps_the_best_files(passages):
