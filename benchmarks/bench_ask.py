@@ -6,7 +6,7 @@ sets of ``benchmarks/data/real_docs`` (``--set dev``: the set every ask setting 
 
 Each run of ``--runs`` is one ``kedro run --env ask`` over the folder's own questions with the
 ask env's defaults and the run's ``ask.*`` options (``default``, or ``key=value`` pairs joined
-by ``;``, e.g. ``grounding=none`` or ``tables=facts;quote_form=sourced``), every reply through
+by ``;``, e.g. ``grounding=none`` or ``passage_window=0;grounding=none``), every reply through
 the committed store ``results/llm`` (a reply stored there is never asked again;
 ``--store-only``: none is asked at all). The answers are scored by
 :mod:`kgp_kedro.evaluation.ask_scores`.

@@ -14,8 +14,9 @@ import pytest
 import yaml
 
 from kgp_kedro.asking import check_citations, locate_passages
-from kgp_kedro.asking.answers import quoted_text
+from kgp_kedro.asking.answers import quoted_text, windows
 from kgp_kedro.asking.grounding import ground
+from kgp_kedro.config.sections import AskParams
 from kgp_kedro.corpus.sources import parse_cache
 from kgp_kedro.ewek.composer import keep_citations
 from tests.corpus.files import make_pdf
@@ -62,7 +63,8 @@ def test_ask_answers_a_folder_through_a_local_server_with_cited_sources(
     # the answer is the reply as the check grounds it against the quotes of its prompt, and
     # cites the quotes holding its claims (one not found lists the closest quotes)
     places = locate_passages(_newest(project, "data/ask/03_primary/passages.parquet"))
-    quotes = [quoted_text(places[p]) for p in row.context_ids]
+    around = windows(places, AskParams().passage_window)
+    quotes = [quoted_text(places[p], around.get(p, ())) for p in row.context_ids]
     kept = check_citations(row.raw_response, len(quotes))[0]
     grounded = ground(question, keep_citations(row.raw_response, set(kept)), quotes, "answer",
                       240)

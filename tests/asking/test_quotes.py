@@ -1,6 +1,5 @@
-"""What an ask prompt quotes: a passage after the heading above it (``ask.quote_form:
-headed``; ``sourced``: after its file and page too), a table under its heading as read, with
-its neighbours (``ask.passage_window``), no heading alone, and the passages of the best-ranked files only
+"""What an ask prompt quotes: a passage after the heading above it, a table under its heading
+as read, with its neighbours (``ask.passage_window``), no heading alone, and the passages of the best-ranked files only
 (``ask.max_documents``), on real 2Wiki train records rendered as real PDFs and read back; the
 expectations computed by hand."""
 from __future__ import annotations
@@ -47,19 +46,17 @@ def test_a_quote_names_the_heading_above_it_and_its_window(
     body = a[a["kind"] == "passage"].iloc[0]
     assert heading["text"] == title and text.startswith(body["text"][:40])
     place = places[body["passage_id"]]
-    assert quoted_text(place, "headed") == f"{title}: {body['text']}"
-    assert quoted_text(place, "sourced") == \
-        f"a.pdf, p. {place.page}, {title}: {body['text']}"
+    assert quoted_text(place) == f"{title}: {body['text']}"
     table = places[a[a["kind"] == "table"]["passage_id"].iloc[0]]
     assert table.text.startswith("| subject | relation | object |")
     # as read: the table on the lines under the heading above it
-    assert quoted_text(table, "headed") == f"{table.heading}:\n{table.text}"
+    assert quoted_text(table) == f"{table.heading}:\n{table.text}"
     # with its window: the passages before and after it in its file (the file's first: none
     # before it; a heading is no neighbour), under its label
     around = windows(places, 1)[body["passage_id"]]
     assert len(around) == 2 and around[0] == place and around[1].file == "a.pdf"
     assert around[1].kind != "heading"
-    assert quoted_text(place, "headed", around) == \
+    assert quoted_text(place, around) == \
         f"{title}: " + " ".join(p.text for p in around)
 
 

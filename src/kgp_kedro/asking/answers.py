@@ -50,28 +50,20 @@ class AskOptions:
     snippet_chars: int
     grounding: str
     max_documents: int | None
-    quote_form: str
-    passage_window: int = 0
+    passage_window: int
 
     @classmethod
     def of(cls, ask: AskParams, margin_tokens: int) -> AskOptions:
         return cls(ask.contexts, ask.instruction, margin_tokens, ask.snippet_chars,
-                   ask.grounding, ask.max_documents, ask.quote_form,
-                   ask.passage_window)
+                   ask.grounding, ask.max_documents, ask.passage_window)
 
 
-def quoted_text(place: Located, form: str = "headed",
-                around: tuple[Located, ...] = ()) -> str:
-    """A passage as the prompt quotes it (a table as the markdown table it was read as): with
-    ``form`` ``headed`` after the heading above it (``Heading: text``; a table under a line of
-    its own) when it has one, with ``sourced`` after its file and page or heading too;
-    ``around``: the passages of its window (``ask.passage_window``: itself and its neighbours
-    in its file, in order), their texts joined (a table on lines of its own) under its
-    label."""
+def quoted_text(place: Located, around: tuple[Located, ...] = ()) -> str:
+    """A passage as the prompt quotes it (a table as the markdown table it was read as), after
+    the heading above it (``Heading: text``; a table under a line of its own) when it has one;
+    ``around``: the passages of its window (``ask.passage_window``: itself and its neighbours in
+    its file, in order), their texts joined (a table on lines of its own)."""
     label = place.heading if place.kind != "heading" else None
-    if form == "sourced":
-        label = ", ".join(filter(None, [place.file, f"p. {place.page}"
-                                        if place.page is not None else None, label]))
     body = place.text
     if len(around) > 1:
         body = " ".join(f"\n{p.text}\n" if p.kind == "table" else p.text
@@ -112,8 +104,7 @@ def _quotes(question: str, ids: list[str], places: dict[str, Located], client: L
     the prompt fits the model's window less the answer's tokens and the margin."""
     _, budget = prompt_budget(client, options.margin_tokens, options.instruction)
     while True:
-        messages = ask_messages(question, [quoted_text(places[p], options.quote_form,
-                                                       around.get(p, ()))
+        messages = ask_messages(question, [quoted_text(places[p], around.get(p, ()))
                                            for p in ids], options.instruction)
         if client.count_tokens(messages[1]["content"]) <= budget or not ids:
             return ids, messages
@@ -181,7 +172,7 @@ def answer_with_citations(questions: pd.DataFrame, retrieved: pd.DataFrame,
         quoted, messages = _quotes(q.question, ids[:options.contexts], places, client, options,
                                    around)
         plans.append((q, rows, quoted, messages))
-    quotes_of = [[quoted_text(places[p], options.quote_form, around.get(p, ()))
+    quotes_of = [[quoted_text(places[p], around.get(p, ()))
                   for p in quoted] for _, _, quoted, _ in plans]
     replies = client.complete_many([m for *_, m in plans], desc=f"ask {method}")
     grounding, snippet_chars = options.grounding, options.snippet_chars
