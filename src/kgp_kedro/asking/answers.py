@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from dataclasses import dataclass
 
 import pandas as pd
 
 from kgp_kedro.asking.citations import Located, check_citations, locate_passages, source_label
 from kgp_kedro.asking.grounding import ground
+from kgp_kedro.asking.words import keys
 from kgp_kedro.config.sections import AskParams
 from kgp_kedro.ewek.composer import keep_citations
 from kgp_kedro.llm import LLMClient
@@ -35,7 +35,6 @@ ASK_COLUMNS = ["source", "question_id", "question", "method", "answer", "raw_res
 
 
 MIN_SHARED_WORDS = 3
-_WORD = re.compile(r"\w{3,}")
 
 
 @dataclass(frozen=True)
@@ -112,7 +111,8 @@ def _quotes(question: str, ids: list[str], places: dict[str, Located], client: L
 
 
 def _words(text: str) -> set[str]:
-    return {w.lower() for w in _WORD.findall(text)}
+    """``text``'s word keys (:func:`~kgp_kedro.asking.words.keys`) of 3+ characters."""
+    return {k for k in keys(text) if len(k) >= 3}
 
 
 def attribute(reply: str, quotes: list[str]) -> int | None:
