@@ -3,13 +3,15 @@ cites, then the prompt's other quotes, with no model call and no vocabulary of a
 
 What a claim adds beyond the question must be in the quotes that hold it:
 
-- its **specifics** (:func:`specifics`): numbers (compared whole: ``2.4`` is not ``4.2``),
-  names (a capitalized word not opening the sentence), code-like words (``git-config``,
+- its **specifics** (:func:`specifics`): numbers (compared whole: ``2.4`` is not ``4.2``; with
+  the unit written after them, :func:`unit_pairs`: ``32 kbps`` is not ``32 kHz``), names (a
+  capitalized word not opening the sentence), code-like words (``git-config``,
   ``max_connections``, ``PostgreSQL``, ``-v``) and every word of a quoted term
   (``"Not found"``, ```ls -l```), the ones the question lacks: **all** of them must be found;
 - when it adds no specific, its content words (4+ letters, not a function word) the question
-  lacks, else all its content words: **half** of them at least (a paraphrase, "released" for
-  "published", or a negative answer, "does not include", keeps its claim).
+  lacks: **half** of them at least (a paraphrase, "released" for "published", or a negative
+  answer, "does not include", keeps its claim); a claim that adds neither is *empty* (it says
+  nothing the question does not), unless it answers yes or no (then half its content words).
 
 A table quote (a markdown pipe table, the readers' form, under the lines before it) is matched
 as cells: a claim's words must be in **one row** (with the header and the lines above the
@@ -109,8 +111,8 @@ def _is_unit(token: str) -> bool:
 
 def unit_pairs(text: str) -> set[str]:
     """``text``'s numbers with the unit written right after them (``32 kHz``, ``32kHz``:
-    ``"32 khz"``), and ``"32 *"`` for a number written once with no unit after it (a table
-    cell, "12 32 Acknowledge"): its unit may be anywhere (a header's "Size (bits)")."""
+    ``"32 khz"``), and ``"32 *"`` for a number written somewhere with no unit after it (a
+    table cell, "12 32 Acknowledge"): its unit may be anywhere (a header's "Size (bits)")."""
     tokens = list(TOKEN.finditer(text))
     out = set()
     for a, b in zip(tokens, [*tokens[1:], None]):
