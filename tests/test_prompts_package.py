@@ -38,7 +38,7 @@ def test_each_prompt_module_names_its_paper():
     papers = {"ask.py": "own", "kgp.py": "AAAI 2024", "holmes.py": "ACL 2024",
               "ewek.py": "NAACL 2024",
               "tog.py": "ICLR 2024", "ircot.py": "ACL 2023", "structural.py": "no paper",
-              "selection.py": "no paper", "choices.py": "no paper", "hops.py": "no paper"}
+              "choices.py": "no paper", "hops.py": "no paper"}
     assert sorted(p.name for p in PROMPTS.glob("*.py") if p.name != "__init__.py") == \
         sorted(papers)
     for name, venue in papers.items():
