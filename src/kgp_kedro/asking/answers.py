@@ -98,16 +98,17 @@ def windows(places: dict[str, Located], size: int) -> dict[str, tuple[Located, .
 
 def _quotes(question: str, ids: list[str], places: dict[str, Located], client: LLMClient,
             options: AskOptions, around: dict[str, tuple[Located, ...]]
-            ) -> tuple[list[str], list[dict]]:
-    """The quoted passages (rank order) and the prompt: the lowest-ranked quotes are cut until
-    the prompt fits the model's window less the answer's tokens and the margin."""
+            ) -> tuple[list[str], list[str], list[dict]]:
+    """The quoted passages (rank order), their quotes and the prompt: the lowest-ranked quotes
+    are cut until the prompt fits the model's window less the answer's tokens and the
+    margin."""
     _, budget = prompt_budget(client, options.margin_tokens, options.instruction)
+    quotes = [quoted_text(places[p], around.get(p, ())) for p in ids]
     while True:
-        messages = ask_messages(question, [quoted_text(places[p], around.get(p, ()))
-                                           for p in ids], options.instruction)
+        messages = ask_messages(question, quotes, options.instruction)
         if client.count_tokens(messages[1]["content"]) <= budget or not ids:
-            return ids, messages
-        ids = ids[:-1]
+            return ids, quotes, messages
+        ids, quotes = ids[:-1], quotes[:-1]
 
 
 def _words(text: str) -> set[str]:
@@ -163,17 +164,16 @@ def answer_with_citations(questions: pd.DataFrame, retrieved: pd.DataFrame,
         else {}
     texts = {p: place.text for p, place in places.items()}
     around = windows(places, options.passage_window)
-    plans = []
+    plans, quotes_of = [], []
     for q in questions.itertuples(index=False):
         rows = by_question.get(q.question_id)
         ids = [ids[0] for ids, _ in ranked_contexts(rows, texts, "numbered")] \
             if rows is not None else []
         ids = quote_order(ids, places, options.max_documents)
-        quoted, messages = _quotes(q.question, ids[:options.contexts], places, client, options,
-                                   around)
+        quoted, quotes, messages = _quotes(q.question, ids[:options.contexts], places, client,
+                                           options, around)
         plans.append((q, rows, quoted, messages))
-    quotes_of = [[quoted_text(places[p], around.get(p, ()))
-                  for p in quoted] for _, _, quoted, _ in plans]
+        quotes_of.append(quotes)
     replies = client.complete_many([m for *_, m in plans], desc=f"ask {method}")
     grounding, snippet_chars = options.grounding, options.snippet_chars
     out = []

@@ -134,7 +134,7 @@ def specifics(claim: str, question: str = "") -> list[str]:
     for i, match in enumerate(TOKEN.finditer(claim)):
         token, before = match.group(0), claim[:match.start()]
         word = token.casefold()
-        if number and _is_unit(token) and claim[:match.start()].endswith(f"{number} "):
+        if number and _is_unit(token) and before.endswith(f"{number} "):
             if f"{number} {token}".casefold() not in question.casefold():
                 out.append(f"{number} {token}")   # a number and its unit, found together
         special = (token in quoted or is_number(token) or _code_like(token, before)
