@@ -52,15 +52,10 @@ IN_BAND = ("Code Size (bits) Content 0 1 Asks decoder to set perceptual enhancem
            "12 32 Acknowledge receiving packet N 13 32 reserved")
 QUOTES = [GPL_CURE, MPL_NOTIFY, APACHE_PATENT, NUMERIC_TYPES, GPL_TERMINATION, SPEEXENC,
           IN_BAND]
-# each quote's file name and document title, as an ask run hands them to the check
-ABOUT = ["GPL-3 GPL-3", "MPL-2.0 MPL-2.0", "Apache-2.0 Apache-2.0",
-         "postgresql-datatype-numeric.html 8.1. Numeric Types", "GPL-3 GPL-3",
-         "speex-manual.pdf speex-manual", "speex-manual.pdf speex-manual"]
 
 
 def _verdict(question: str, claim: str, cited: list[int]) -> tuple[str, list[int]]:
-    checked = check_claim(Claim(claim, cited), question,
-                          [Quote(q, a) for q, a in zip(QUOTES, ABOUT)])
+    checked = check_claim(Claim(claim, cited), question, [Quote(q) for q in QUOTES])
     return checked.verdict, checked.support
 
 
@@ -103,11 +98,6 @@ def _verdict(question: str, claim: str, cited: list[int]) -> tuple[str, list[int
     ("How long is the Speex in-band message that acknowledges receiving packet N?",
      "The message that acknowledges receiving packet N is 32 bits long.", [7],
      ("supported", [7])),
-    # the quote must be about what the question names: the GPL's 30 days do not answer a
-    # question about the MPL (the claim's words are all in the GPL's sentence)
-    ("How long do I have to cure an MPL violation after the notice?",
-     "You must cure the violation within 30 days of receiving the notice.", [1],
-     ("unsupported", [])),
     # a name the quotes do not hold
     ("What kind of patent license does each Contributor grant under the Apache License?",
      "Each Contributor grants a patent license approved by the OSI.", [3],
@@ -146,30 +136,19 @@ def test_refusals_are_told_from_negative_answers():
 def test_an_answer_is_marked_by_its_claims():
     question = "How long do I have to cure a GPL violation after the notice?"
     grounded = ground(question, "You have 30 days after the notice [1]. It is "
-                                "irrevocable [3].", QUOTES, "answer", 80, ABOUT)
+                                "irrevocable [3].", QUOTES, "answer", 80)
     assert grounded.mark == "partly supported"
     assert grounded.text == "You have 30 days after the notice [1]."
     assert grounded.claims[0].snippet.startswith("Moreover, your license")
-    refused = ground(question, "The quotes do not say how long [2].", QUOTES, "answer", 80, ABOUT)
+    refused = ground(question, "The quotes do not say how long [2].", QUOTES, "answer", 80)
     assert (refused.text, refused.mark, refused.closest) == (NOT_FOUND, "not found", [1, 2, 3])
-    invented = ground(question, "You have 90 days [1].", QUOTES, "answer", 80, ABOUT)
+    invented = ground(question, "You have 90 days [1].", QUOTES, "answer", 80)
     assert (invented.text, invented.mark) == (NOT_FOUND, "not found")
     # none keeps the reply as it cites it
-    kept = ground(question, "You have 90 days [1].", QUOTES, "none", 80, ABOUT)
+    kept = ground(question, "You have 90 days [1].", QUOTES, "none", 80)
     assert (kept.text, kept.mark) == ("You have 90 days [1].", "supported")
     with pytest.raises(ValueError, match="grounding check"):
-        ground(question, "x", QUOTES, "relation", 80, ABOUT)
-
-
-def test_a_quote_is_about_the_question_by_its_words_or_its_file_name():
-    question = "How long do I have to cure a GPL violation after the notice?"
-    claim = "You must cure the violation within 30 days of receiving the notice."
-    # GPL-3's sentence never says "GPL": its file name does
-    named = check_claim(Claim(claim, [1]), question, [Quote(GPL_CURE, "GPL-3 GPL-3")])
-    unnamed = check_claim(Claim(claim, [1]), question, [Quote(GPL_CURE)])
-    assert (named.verdict, unnamed.verdict) == ("supported", "unsupported")
-    with pytest.raises(ValueError, match="file names"):
-        ground(question, "You have 30 days [1].", QUOTES, "answer", 80, ABOUT[:2])
+        ground(question, "x", QUOTES, "relation", 80)
 
 
 def test_a_citation_after_the_full_stop_or_in_a_pointer_belongs_to_the_claim_before():

@@ -181,7 +181,7 @@ def answer_with_citations(questions: pd.DataFrame, retrieved: pd.DataFrame,
         kept, dropped = check_citations(reply.text, len(quoted))
         attributed = None
         grounded = ground(q.question, keep_citations(reply.text, set(kept)), quotes, grounding,
-                          snippet_chars, [f"{places[p].file} {places[p].title}" for p in quoted])
+                          snippet_chars)
         if grounding == "none" and not kept and reply.error is None:
             attributed = attribute(keep_citations(reply.text, set()), quotes)
         numbers = (kept or ([attributed] if attributed else [])) if grounding == "none" else \

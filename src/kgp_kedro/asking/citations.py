@@ -14,7 +14,7 @@ from kgp_kedro.ewek.composer import parse_citations
 class Located:
     """A passage's place: its file (relative to the folder), page (a paged format) and the
     nearest heading before it in its file (a format with headings; a heading passage's own
-    text), its text, its kind (``passage``, ``heading``, ``table``) and its document's title."""
+    text), its text and its kind (``passage``, ``heading``, ``table``)."""
 
     passage_id: str
     file: str
@@ -22,7 +22,6 @@ class Located:
     heading: str | None
     text: str
     kind: str = "passage"
-    title: str = ""
 
 
 def _page(value) -> int | None:
@@ -43,8 +42,7 @@ def locate_passages(passages: pd.DataFrame) -> dict[str, Located]:
                 heading = " ".join(str(row.text).split())
             file = str(row.doc_id).split("/", 1)[-1]
             located[row.passage_id] = Located(row.passage_id, file, _page(row.page), heading,
-                                              str(row.text), str(row.kind),
-                                              str(row.title or ""))
+                                              str(row.text), str(row.kind))
     return located
 
 

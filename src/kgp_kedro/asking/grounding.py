@@ -17,11 +17,7 @@ A table quote (a markdown pipe table, the readers' form, under the lines before 
 as cells: a claim's words must be in **one row** (with the header and the lines above the
 table), or in as many rows as the claim names by their first cell ("the X100 costs $499 and
 the X200 $599"): a price read from the wrong row is not held. The quotes that hold a claim
-must also be about what was asked: share a content word with the question, and hold at least
-half of the question's own specifics (its names, numbers, code-like words), a quote's file
-name and document title counting as held by it: a package count in a sentence about an
-older release does not answer a question naming "Debian 12 Bookworm", though its words
-match.
+must also share a content word with the question (they are about what was asked).
 
 A claim is *supported* when the quotes it cites hold it; else *re-attributed* when other quotes
 of the prompt hold it (its citations become the fewest quotes that do, at most
@@ -206,8 +202,8 @@ class Quote:
     in together (the whole quote; a table quote one unit a row, the header and the lines above
     the table in each), and each table row's first-cell keys."""
 
-    def __init__(self, text: str, about: str = "") -> None:
-        self.text, self.about = text, keys(about)
+    def __init__(self, text: str) -> None:
+        self.text = text
         lines = text.splitlines()
         at = next((i for i, line in enumerate(lines) if line.lstrip().startswith("|")), None)
         rows = table_rows("\n".join(lines[at:])) if at is not None else None
@@ -236,17 +232,14 @@ def _needed(held: set[str], hard: list[str], soft: set[str]) -> set[str]:
 
 
 def _holds(units: tuple[set[str], ...], hard: list[str], soft: set[str],
-           topic: set[str], asked: list[str], about: set[str]) -> bool:
+           topic: set[str]) -> bool:
     """Whether ``units`` (one a quote) hold a claim together: every ``hard`` word found, half
-    the ``soft`` keys at least, a word of the question's ``topic`` when it has one, half the
-    question's specifics ``asked`` at least (found there or in the quotes' ``about`` keys:
-    their files' names and titles), and, for several, each holding a word of the claim the
-    others lack (no quote cited for nothing)."""
+    the ``soft`` keys at least, a word of the question's ``topic`` when it has one, and, for
+    several, each holding a word of the claim the others lack (no quote cited for nothing)."""
     held = set().union(*units)
     if not (all(found(t, held) for t in hard)
             and len(soft & held) >= math.ceil(len(soft) / 2)
-            and (not topic or bool(topic & held))
-            and sum(found(t, held | about) for t in asked) >= math.ceil(len(asked) / 2)):
+            and (not topic or bool(topic & held))):
         return False
     words = [_needed(u, hard, soft) for u in units]
     return len(units) == 1 or all(
@@ -255,13 +248,11 @@ def _holds(units: tuple[set[str], ...], hard: list[str], soft: set[str],
 
 
 def _held_by(group: Iterable[int], quotes: list[Quote], claim_keys: set[str], hard: list[str],
-             soft: set[str], topic: set[str], asked: list[str]) -> bool:
+             soft: set[str], topic: set[str]) -> bool:
     """Whether the quotes numbered ``group`` hold the claim, one unit (:meth:`Quote.choices`)
     of each together."""
-    group = list(group)
     options = [quotes[n - 1].choices(claim_keys) for n in group]
-    about = set().union(*(quotes[n - 1].about for n in group))
-    return bool(options) and any(_holds(units, hard, soft, topic, asked, about)
+    return bool(options) and any(_holds(units, hard, soft, topic)
                                  for units in product(*options))
 
 
@@ -292,14 +283,14 @@ def check_claim(claim: Claim, question: str, quotes: list[Quote]) -> Claim:
         soft = content(claim.text)
     else:
         soft = set()
-    claim_keys, topic, asked = keys(claim.text), content(question), specifics(question)
+    claim_keys, topic = keys(claim.text), content(question)
     cited = [n for n in claim.cited if 1 <= n <= len(quotes)]
     if not hard and not soft:
         claim.support, claim.verdict = cited, "empty"
         return claim
 
     def holds(group: Iterable[int]) -> bool:
-        return _held_by(group, quotes, claim_keys, hard, soft, topic, asked)
+        return _held_by(group, quotes, claim_keys, hard, soft, topic)
     if cited and len(cited) <= MAX_SUPPORT and holds(cited):
         claim.support, claim.verdict = cited, "supported"
         return claim
@@ -313,14 +304,11 @@ def check_claim(claim: Claim, question: str, quotes: list[Quote]) -> Claim:
 
 
 def ground(question: str, answer: str, quotes: list[str], check: str,
-           snippet_chars: int, about: list[str] | None = None) -> Grounded:
+           snippet_chars: int) -> Grounded:
     """``answer`` (a reply over the numbered ``quotes``) grounded by ``check`` (module
-    docstring); ``about``: each quote's file name and document title (none: nothing)."""
+    docstring)."""
     if check not in CHECKS:
         raise ValueError(f"grounding check {check!r}: expected one of {', '.join(CHECKS)}")
-    about = about if about is not None else [""] * len(quotes)
-    if len(about) != len(quotes):
-        raise ValueError(f"{len(about)} quotes' file names for {len(quotes)} quotes")
     closest = list(range(1, min(CLOSEST, len(quotes)) + 1))
     said = [Claim(text, cited) for text, cited in claims(answer)]
     if not said or any(refuses(c.text) for c in said):
@@ -331,7 +319,7 @@ def ground(question: str, answer: str, quotes: list[str], check: str,
             claim.verdict = "supported"
         return Grounded(" ".join(_cite(c.text, c.support) for c in said), "supported",
                         said, [])
-    read = [Quote(q, a) for q, a in zip(quotes, about)]
+    read = [Quote(q) for q in quotes]
     for claim in said:
         check_claim(claim, question, read)
         if claim.support:
