@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from kgp_kedro.asking.grounding import (NOT_FOUND, Claim, Quote, check_claim, claims, ground,
-                                        refuses, specifics)
+                                        refuses, specifics, without_expansions)
 
 # GPL-3, section 8 (Termination), its third and fourth paragraphs
 GPL_CURE = ("Moreover, your license from a particular copyright holder is reinstated "
@@ -117,6 +117,32 @@ def test_numbers_are_whole_tokens_and_code_words_are_specifics():
         == ["5432"]
     assert Quote("Revenue was $4.2 million, up 12%.").units == [
         {"reven", "was", "4.2", "milli", "up", "12", "4.2 *", "12 *"}]
+
+
+# FHS 3.0, section 5.10.2 (its table of /var/log's files, unruled, as the PDF reader writes it)
+FHS_VAR_LOG = ("5.10.2. Specific Options: The following files, or symbolic links to files, must "
+               "be in /var/log, if the corresponding subsystem is installed: File Description "
+               "lastlog record of last login of each user messages system messages from syslogd "
+               "wtmp record of all logins and logouts")
+
+
+def test_an_acronym_spelled_out_beside_it_adds_nothing():
+    question = "Which file does the FHS say records the last login of each user?"
+    # the 1.5B reader's reply on the dev set: right, and FHS spelled out
+    spelled = "The FHS (Filesystem Hierarchy Standard) says that the `lastlog` file records " \
+              "the last login of each user."
+    checked = check_claim(Claim(spelled, [1]), question, [Quote(FHS_VAR_LOG)])
+    assert (checked.verdict, checked.support) == ("supported", [1])
+    # a name in parentheses that spells out nothing is still checked
+    other = "The FHS (Fedora Linux) says that the `lastlog` file records the last login."
+    assert check_claim(Claim(other, [1]), question, [Quote(FHS_VAR_LOG)]).verdict == \
+        "unsupported"
+    assert without_expansions("Enable VAD (Voice Activity Detection) with -vad.") == \
+        "Enable VAD with -vad."
+    # the shortest run of words before it that spells it out
+    assert without_expansions("It is under the GNU General Public License (GPL) 2.") == \
+        "It is under the GNU GPL 2."
+    assert without_expansions("Set CBR (0) or VBR (5).") == "Set CBR (0) or VBR (5)."
 
 
 def test_refusals_are_told_from_negative_answers():

@@ -8,6 +8,9 @@ What a claim adds beyond the question must be in the quotes that hold it:
   capitalized word not opening the sentence), code-like words (``git-config``,
   ``max_connections``, ``PostgreSQL``, ``-v``) and every word of a quoted term
   (``"Not found"``, ```ls -l```), the ones the question lacks: **all** of them must be found;
+- an acronym spelled out beside it ("FHS (Filesystem Hierarchy Standard)", "Voice Activity
+  Detection (VAD)") is the acronym alone (:func:`without_expansions`): a reader that spells
+  out the question's acronym adds nothing the quote must hold;
 - when it adds no specific, its content words (4+ letters, not a function word) the question
   lacks: **half** of them at least (a paraphrase, "released" for "published", or a negative
   answer, "does not include", keeps its claim); a claim that adds neither is *empty* (it says
@@ -145,6 +148,41 @@ def specifics(claim: str, question: str = "") -> list[str]:
     return list(dict.fromkeys(out))
 
 
+_SPELLED = re.compile(r"\b([A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*)\s*\(([^()]{3,80})\)")
+_SPELLING = re.compile(r"((?:[A-Za-z][\w-]*\s+){1,8}[A-Za-z][\w-]*)\s*\(([A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*)\)")
+_JOINING = frozenset("of for and the in on to a an".split())
+
+
+def spells(acronym: str, words: str) -> bool:
+    """Whether ``words`` spell out ``acronym``: its letters are the words' initials in order
+    (joining words such as "of" skipped, a word's initial skipped at most twice: "GNU General
+    Public License" for GPL), starting and ending with them."""
+    initials = [w[0].casefold() for w in re.findall(r"[A-Za-z][\w']*", words)
+                if w.casefold() not in _JOINING]
+    letters = [c.casefold() for c in acronym if c.isalpha()]
+    if not letters or not initials or len(initials) > len(letters) + 2 or \
+            initials[0] != letters[0] or initials[-1] != letters[-1]:
+        return False
+    rest = iter(initials)
+    return all(any(c == i for i in rest) for c in letters)
+
+
+def without_expansions(text: str) -> str:
+    """``text`` with each acronym's spelling-out beside it left out: "FHS (Filesystem Hierarchy
+    Standard)" and "Filesystem Hierarchy Standard (FHS)" both become "FHS"; a parenthesis that
+    spells out nothing is kept."""
+    text = _SPELLED.sub(lambda m: m.group(1) if spells(m.group(1), m.group(2)) else m.group(0),
+                        text)
+
+    def shorten(m: re.Match) -> str:
+        words = m.group(1).split()
+        for start in reversed(range(len(words))):   # the shortest run before it that spells it
+            if spells(m.group(2), " ".join(words[start:])):
+                return " ".join(words[:start] + [m.group(2)])
+        return m.group(0)
+    return _SPELLING.sub(shorten, text)
+
+
 def content(text: str) -> set[str]:
     """The keys of ``text``'s content words: 4+ letters, not a function word."""
     return {key(w) for w in _CONTENT.findall(text) if w.casefold() not in FUNCTION_WORDS}
@@ -273,14 +311,15 @@ def _cite(text: str, numbers: list[int]) -> str:
 
 def check_claim(claim: Claim, question: str, quotes: list[Quote]) -> Claim:
     """``claim``'s support and verdict against ``quotes`` (module docstring)."""
-    hard = specifics(claim.text, question)
-    added = content(claim.text) - keys(question)
+    said = without_expansions(claim.text)
+    hard = specifics(said, question)
+    added = content(said) - keys(question)
     if hard:
         soft = set()
     elif added:
         soft = added
     elif YES_NO.match(claim.text):
-        soft = content(claim.text)
+        soft = content(said)
     else:
         soft = set()
     claim_keys, topic = keys(claim.text), content(question)
