@@ -1,6 +1,7 @@
 """The real-document question sets of issue 64 (``benchmarks/data/real_docs``): the gold's
 shape and proportions, every file named exists and is the one SOURCES.tsv pins, the
-questions load with ``read_documents``, dev and holdout share no document, and the quotes of
+questions load with ``read_documents``, no two sets share a document (and holdout2 no package
+with dev or holdout), and the quotes of
 the HTML and text files are in the text the project's readers give. The PDF quotes are
 checked against the project's PDF reader by ``benchmarks/make_real_docs.py check`` (minutes:
 it reads every page), not here."""
@@ -18,8 +19,9 @@ from benchmarks.make_real_docs import KINDS, MIN_SHARE, ROOT, SETS, norm, read_s
 from kgp_kedro.corpus.sources import documents
 from kgp_kedro.corpus.sources.formats import Block, FileContent, read_file
 
-MINIMUM = {"dev": {"documents": 12, "questions": 40}, "holdout": {"documents": 6,
-                                                                 "questions": 20}}
+MINIMUM = {"dev": {"documents": 12, "questions": 40},
+           "holdout": {"documents": 6, "questions": 20},
+           "holdout2": {"documents": 7, "questions": 32}}
 
 
 def _jsonl(path: Path) -> list[dict]:
@@ -54,6 +56,18 @@ def test_dev_and_holdout_share_no_document():
     dev = {r["sha256"] for r in rows if r["set"] == "dev"}
     holdout = {r["sha256"] for r in rows if r["set"] == "holdout"}
     assert dev and holdout and not dev & holdout
+
+
+def test_holdout2_shares_no_document_or_package_with_the_other_sets():
+    rows = read_sources()
+    mine = [r for r in rows if r["set"] == "holdout2"]
+    others = [r for r in rows if r["set"] != "holdout2"]
+    assert mine and others
+    assert not {r["sha256"] for r in mine} & {r["sha256"] for r in others}
+    assert not {r["package"] for r in mine} & {r["package"] for r in others}
+    assert not any(r["package"].startswith("texlive") for r in mine)
+    pdfs = [r for r in mine if r["file"].endswith(".pdf")]
+    assert len(pdfs) >= 4 and all(2 <= int(r["pages"]) <= 60 for r in pdfs)
 
 
 @pytest.mark.parametrize("name", SETS)
