@@ -191,3 +191,85 @@ def test_the_check_names_an_edited_readme(tmp_path):
     edited = text[:start] + text[start:end].replace(".", ",", 1) + text[end:]
     copy.write_text(edited, encoding="utf-8")
     assert regenerate(ROOT / "results", check=True, pages=[copy]) == [copy]
+
+
+def _passage_rows(encoder: str, recalls: dict[tuple[str, str], float]) -> pd.DataFrame:
+    """HippoRAG 2's setting's rows (``bench_recall.py --env hipporag`` or a peer's
+    ``score_peers.py --record``): passage recall, the encoder, the cost columns."""
+    return pd.DataFrame([{"source": s, "method": m, "questions": 3, "recall_at_2": r / 2,
+                          "recall_at_5": r, "sp_em_at_30": r, "ms_per_question": 20.0,
+                          "calls_per_question": 1.0, "wall_s": 10.0, "passages": 2000,
+                          "index_s": 4.0, "unit": "passage", "encoder": encoder,
+                          "peak_rss_mb": 1500.0, "index_llm_tokens": 0,
+                          "run": f"env hipporag; encoder {encoder}", "cpu": "a CPU",
+                          "load": "1.0/1.0", "date": "2026-12-03", "git_commit": "abc1234"}
+                         for (s, m), r in recalls.items()])
+
+
+@pytest.fixture
+def peer_store(store):
+    """``store`` with HippoRAG 2's setting measured with two encoders (``h-minilm``: HotpotQA
+    and MuSiQue; ``h-mpnet``: MuSiQue), a peer run with MiniLM on MuSiQue alone
+    (``results/peers/lin-minilm.csv``) and the peer driver's side file beside it
+    (``lin-minilm.timings.csv``, another table's columns)."""
+    for name, encoder, recalls in (
+            ("h-minilm", "minilm", {("hotpotqa", "dpr"): 0.6, ("hotpotqa", "kgp"): 0.8,
+                                    ("musique", "dpr"): 0.5, ("musique", "kgp"): 0.6}),
+            ("h-mpnet", "mpnet", {("musique", "dpr"): 0.52, ("musique", "kgp"): 0.64})):
+        record_measurement(_passage_rows(encoder, recalls), store / "retrieval" / f"{name}.csv",
+                           RETRIEVAL_COLUMNS, RETRIEVAL_KEY, RETRIEVAL_OPTIONAL)
+    peers = store / "peers"
+    record_measurement(_passage_rows("minilm", {("musique", "linearrag"): 0.54}),
+                       peers / "lin-minilm.csv", RETRIEVAL_COLUMNS, RETRIEVAL_KEY,
+                       RETRIEVAL_OPTIONAL)
+    pd.DataFrame([{"source": "musique", "method": "linearrag", "index_cpu_s": 700.0,
+                   "peer_commit": "4ecfa251"}]).to_csv(peers / "lin-minilm.timings.csv",
+                                                       index=False)
+    regenerate(store)
+    return store
+
+
+def test_a_peer_row_lands_in_the_column_of_its_encoder(peer_store):
+    """A method the project's measurement lacks is the peer's, in the column measured with the
+    peer's encoder and unit; "–" under the other encoder; the document tables are untouched."""
+    text = filled(peer_store, "Passage recall:" + block(
+        "retrieval/table methods=dpr,kgp,linearrag metric=recall_at_2,recall_at_5 unit=passage"))
+    assert "| method | h-minilm | h-mpnet |" in text
+    assert "| `kgp` passage R@5 | .800 / .600 | – / .640 |" in text
+    assert "| `linearrag` passage R@2 | – / .270 | – / – |" in text
+    assert "| `linearrag` passage R@5 | – / .540 | – / – |" in text
+    cost = filled(peer_store, "Cost:" + block(
+        "retrieval/table methods=linearrag metric=index_s_per_1000_passages,index_llm_tokens,"
+        "ms_per_question,peak_rss_mb unit=passage"))
+    assert "| `linearrag` index s / 1,000 passages | – / 2.0 | – / – |" in cost
+    assert "| `linearrag` LLM tokens at index time | – / 0 | – / – |" in cost
+    assert "| `linearrag` ms / question | – / 20.0 | – / – |" in cost
+    assert "| `linearrag` peak MB | – / 1,500 | – / – |" in cost
+    # document recall (the base measurement, no encoder): never a passage-unit peer
+    doc = filled(peer_store, block("retrieval/table methods=kgp,linearrag metric=recall_at_5"))
+    assert "| `linearrag` | – / – |" in doc
+
+
+def test_a_margin_and_a_value_read_a_peer_beside_a_measurement(peer_store):
+    text = filled(peer_store, "\n\n".join(block(s) for s in (
+        "retrieval/margin measurement=h-minilm method=kgp over=linearrag metric=recall_at_5",
+        "retrieval/margin measurement=h-minilm method=linearrag over=kgp metric=recall_at_5",
+        "retrieval/value measurement=h-minilm method=linearrag metric=recall_at_5")))
+    assert ">.060–.060<" in text              # MuSiQue alone: 0.6 - 0.54
+    assert ">−.060 to −.060<" in text
+    assert ">.540<" in text
+    with pytest.raises(SnippetError, match="not measured in h-mpnet or by a peer"):
+        filled(peer_store, block(
+            "retrieval/value measurement=h-mpnet method=linearrag metric=recall_at_5"))
+
+
+def test_a_peers_side_file_is_not_a_measurement(peer_store):
+    """``NAME.timings.csv`` (a dot in its stem) is the driver's side file: results/peers'
+    table holds the measurement ``lin-minilm`` alone, and the check passes."""
+    from kgp_kedro.reporting.results import measurement_files
+
+    assert [p.name for p in measurement_files(peer_store / "peers")] == ["lin-minilm.csv"]
+    tables = (peer_store / "peers" / "tables.md").read_text()
+    assert "#### lin-minilm\n" in tables and "timings" not in tables
+    assert "| linearrag | 0.270 / 0.540 | 2.0 · 0 · 20.0 · 1,500 |" in tables
+    assert regenerate(peer_store, check=True) == []

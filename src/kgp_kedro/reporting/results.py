@@ -13,9 +13,9 @@ the sha256 of the parameters that shape answers (with those parameters, once per
 ``tables.md`` is generated from ``answers.csv`` alone (:func:`render_tables`), never edited by
 hand: ``python -m kgp_kedro.reporting.results`` regenerates it for every benchmark under
 ``results/``, and the committed measurements' ``results/<kind>/tables.md``
-(:data:`MEASUREMENTS`: retrieval, KG quality), and the results blocks of README.md and
-docs/**/*.md (:mod:`kgp_kedro.reporting.snippets`: results prose quoted only through
-generated blocks); ``--check`` fails when a committed one differs.
+(:data:`MEASUREMENTS`: retrieval, KG quality, the peers' own code), and the results blocks of
+README.md and docs/**/*.md (:mod:`kgp_kedro.reporting.snippets`: results prose quoted only
+through generated blocks); ``--check`` fails when a committed one differs.
 """
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ from kgp_kedro.reporting.qa_tables import comparison_table, paired_differences, 
 from kgp_kedro.reporting.kg_quality_results import KG_QUALITY_COLUMNS, render_kg_quality_tables
 from kgp_kedro.reporting.measurements import read_measurement
 from kgp_kedro.reporting.retrieval_results import (RETRIEVAL_COLUMNS, RETRIEVAL_OPTIONAL,
-                                                   render_retrieval_tables)
+                                                   render_peer_tables, render_retrieval_tables)
 from kgp_kedro.reporting.snippets import ResultsData, render_page
 from kgp_kedro.reporting.support_split import support_split
 from kgp_kedro.reporting.snippets import pages as results_pages
@@ -53,9 +53,18 @@ ANSWER_BLOCKS = ("ingest", "passages", "embed", "kg", "retrieve", "read", "llm",
                  "ewek", "score")
 BASELINES = ("dpr", "golden")   # paired F1 differences against these rows
 # results/<kind>/*.csv: the committed measurements and the renderer of their tables.md
-# (its columns, those of them an older file may lack, the renderer)
+# (its columns, those of them an older file may lack, the renderer); peers: the peers' own
+# code in HippoRAG 2's setting (benchmarks/peers/), rows in the retrieval measurements' form
 MEASUREMENTS = {"retrieval": (RETRIEVAL_COLUMNS, RETRIEVAL_OPTIONAL, render_retrieval_tables),
-                "kg_quality": (KG_QUALITY_COLUMNS, (), render_kg_quality_tables)}
+                "kg_quality": (KG_QUALITY_COLUMNS, (), render_kg_quality_tables),
+                "peers": (RETRIEVAL_COLUMNS, RETRIEVAL_OPTIONAL, render_peer_tables)}
+
+
+def measurement_files(directory: Path) -> list[Path]:
+    """A measurement kind's files: ``directory/NAME.csv`` whose NAME holds no dot. A dot
+    marks a side file of measurement NAME (``NAME.timings.csv``: a peer driver's raw costs,
+    read by ``benchmarks/peers/score_peers.py`` into ``NAME.csv``), not a measurement."""
+    return sorted(p for p in Path(directory).glob("*.csv") if "." not in p.stem)
 
 
 def read_answers(directory: Path) -> pd.DataFrame:
@@ -311,7 +320,7 @@ def regenerate(root: Path, check: bool = False, pages: Sequence[Path] = ()) -> l
                  for name, table in answers.items()}
     measurements = {}
     for kind, (columns, optional, render) in MEASUREMENTS.items():
-        found = sorted((Path(root) / kind).glob("*.csv"))
+        found = measurement_files(Path(root) / kind)
         if found:
             measurements[kind] = [(path.stem, read_measurement(path, columns, optional))
                                   for path in found]

@@ -7,7 +7,9 @@ whose TEXT ``python -m kgp_kedro.reporting.results`` writes from ``results/FOLDE
 (``--check`` fails when a committed TEXT differs from what the files give). FOLDER is any
 benchmark folder (one with an ``answers.csv``: the snippets of :data:`ANSWER_SNIPPETS`) or a
 measurement kind (``retrieval``: :data:`RETRIEVAL_SNIPPETS`), so a new benchmark folder gets
-every answers snippet with no change here. A figure per source reads ``a / b / c`` in
+every answers snippet with no change here. A retrieval table's column shows a method its
+measurement lacks from ``results/peers`` (a peer's own code, run in the same unit with the same
+encoder), so the peers sit in the project's tables. A figure per source reads ``a / b / c`` in
 :data:`SOURCE_ORDER` (HotpotQA / MuSiQue / 2Wiki; other sources after them, by name); a
 paired difference names its source and, where its interval holds 0, says "no difference
 measured".
@@ -318,21 +320,71 @@ def _measurement_values(data: ResultsData, kind: str, name: str, method: str,
     tables = dict(data.measurements[kind])
     if name not in tables:
         raise SnippetError(f"measurement={name}: not in results/{kind} ({', '.join(tables)})")
+    return _method_values(tables[name], name, method, metric)
+
+
+def _method_values(table: pd.DataFrame, name: str, method: str,
+                   metric: str) -> dict[str, float]:
+    """``method``'s ``metric`` per source in measurement ``table`` (called ``name``)."""
     if metric not in RETRIEVAL_FORMATS:
         raise SnippetError(f"metric={metric}: not one of {', '.join(RETRIEVAL_FORMATS)}")
-    part = retrieval_figures(tables[name])
+    part = retrieval_figures(table)
     part = part[part["method"] == method].set_index("source")
     if part.empty:
         raise SnippetError(f"method={method}: not measured in {name}")
     return {s: float(part.loc[s, metric]) for s in ordered_sources(part.index)}
 
 
+# results/peers: the peers' own code run in a project measurement's setting
+# (benchmarks/peers/), rows in the retrieval measurements' form
+PEERS = "peers"
+
+
+def _encoders(table: pd.DataFrame) -> set[str]:
+    """The encoders a measurement's rows name (none before the column was recorded)."""
+    return (set(table["encoder"].dropna().astype(str)) if "encoder" in table.columns
+            else set())
+
+
+def _peer_values(data: ResultsData, table: pd.DataFrame, method: str,
+                 metric: str) -> dict[str, float]:
+    """``method``'s ``metric`` per source from the peer measurement (``results/peers``) of
+    ``table``'s recall unit whose ``method`` rows ran with ``table``'s encoder: what a column
+    of a retrieval table shows for a peer that the project's measurement does not hold (empty
+    where no peer was run so)."""
+    from kgp_kedro.reporting.retrieval_results import recall_unit
+
+    encoders = _encoders(table)
+    found = {}
+    for name, peer in data.measurements.get(PEERS, ()):
+        rows = peer[(peer["method"] == method) & peer["encoder"].astype(str).isin(encoders)]
+        if len(rows) and recall_unit(peer) == recall_unit(table):
+            found[name] = _method_values(rows, name, method, metric)
+    if len(found) > 1:
+        raise SnippetError(f"method={method}: in several peer measurements with encoder "
+                           f"{', '.join(sorted(encoders))} ({', '.join(found)})")
+    return next(iter(found.values()), {})
+
+
+def _column_values(data: ResultsData, kind: str, name: str, method: str,
+                   metric: str) -> dict[str, float]:
+    """``method``'s ``metric`` per source in measurement ``name``, or where ``name`` does not
+    hold ``method``, a peer's (:func:`_peer_values`: the same unit and encoder); empty when
+    neither has it."""
+    tables = dict(data.measurements[kind])
+    if name in tables and method not in set(tables[name]["method"]) and kind != PEERS:
+        return _peer_values(data, tables[name], method, metric)
+    return _measurement_values(data, kind, name, method, metric)
+
+
 def _retrieval_value(data: ResultsData, kind: str, args: Mapping[str, str]) -> str:
-    """``measurement=NAME method=M metric=COLUMN``: M's figure per source in NAME."""
-    metric = _need(args, "metric")
-    return _per_source(_measurement_values(data, kind, _need(args, "measurement"),
-                                           _need(args, "method"), metric),
-                       RETRIEVAL_FORMATS[metric])
+    """``measurement=NAME method=M metric=COLUMN``: M's figure per source in NAME (a peer's
+    where NAME does not hold M: :func:`_column_values`)."""
+    metric, name, method = _need(args, "metric"), _need(args, "measurement"), _need(args, "method")
+    values = _column_values(data, kind, name, method, metric)
+    if not values:
+        raise SnippetError(f"method={method}: not measured in {name} or by a peer beside it")
+    return _per_source(values, RETRIEVAL_FORMATS[metric])
 
 
 RETRIEVAL_LABELS = {"recall_at_2": "doc R@2", "recall_at_5": "doc R@5",
@@ -361,43 +413,55 @@ def _retrieval_table(data: ResultsData, kind: str, args: Mapping[str, str]) -> s
     """``methods=A,B metric=COLUMN[,COLUMN…] [bold=M]``: a table, a row per method (per method
     and figure with several) and a column per measurement, ``a / b / c`` per source (every
     source of the measurements shown, "–" where one was not measured; ``unit=passage``:
-    HippoRAG 2's setting's measurements)."""
+    HippoRAG 2's setting's measurements). A method a measurement does not hold is a peer's
+    own code where one ran in its unit with its encoder (:func:`_peer_values`), else "–"."""
     metrics, bold = _list(args, "metric"), args.get("bold")
     names = _of_unit(data, kind, args)
     tables = dict(data.measurements[kind])
-    sources = ordered_sources(s for n in names for s in tables[n]["source"])
-    lines = ["| method | " + " | ".join(names) + " |", "| --- |" + " --- |" * len(names)]
+    rows = []   # (method, metric, per measurement: its values per source)
     for method in _list(args, "methods"):
         for metric in metrics:
-            cells = []
-            for n in names:
-                try:
-                    values = _measurement_values(data, kind, n, method, metric)
-                except SnippetError:
-                    if method not in set(tables[n]["method"]):
-                        values = {}   # not measured there: "–"
-                    else:
-                        raise
-                cells.append(_per_source({s: values.get(s, float("nan")) for s in sources},
-                                         RETRIEVAL_FORMATS[metric]))
-            if method == bold:
-                cells = [f"**{c}**" for c in cells]
-            label = f"`{method}`" + (f" {_label(metric, args)}" if len(metrics) > 1 else "")
-            lines.append(f"| {label} | " + " | ".join(cells) + " |")
+            values = []
+            for n in names:   # {} where not measured there: "–"
+                values.append(_column_values(data, kind, n, method, metric)
+                              if method in set(tables[n]["method"]) or kind != PEERS else {})
+            rows.append((method, metric, values))
+    # every source of the measurements shown (and of a peer's rows in them)
+    sources = ordered_sources([s for n in names for s in tables[n]["source"]]
+                              + [s for *_, values in rows for v in values for s in v])
+    lines = ["| method | " + " | ".join(names) + " |", "| --- |" + " --- |" * len(names)]
+    for method, metric, values in rows:
+        if metric not in RETRIEVAL_FORMATS:
+            raise SnippetError(f"metric={metric}: not one of {', '.join(RETRIEVAL_FORMATS)}")
+        cells = [_per_source({s: v.get(s, float("nan")) for s in sources},
+                             RETRIEVAL_FORMATS[metric]) for v in values]
+        if method == bold:
+            cells = [f"**{c}**" for c in cells]
+        label = f"`{method}`" + (f" {_label(metric, args)}" if len(metrics) > 1 else "")
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
     return "\n\n" + "\n".join(lines) + "\n\n"
 
 
 def _retrieval_margin(data: ResultsData, kind: str, args: Mapping[str, str]) -> str:
-    """``method=M over=A,B metric=COLUMN``: M minus the better of A and B, lowest–highest over
-    every source of every measurement."""
+    """``method=M over=A,B metric=COLUMN [measurement=NAME]``: M minus the better of A and B,
+    lowest–highest over every source of every measurement (of NAME alone with
+    ``measurement=``) where all of them were measured (a peer's rows where a measurement does
+    not hold a method: :func:`_column_values`)."""
     metric, method = _need(args, "metric"), _need(args, "method")
+    names = [_need(args, "measurement")] if "measurement" in args else _of_unit(data, kind, args)
     margins = []
-    for name in _of_unit(data, kind, args):
-        mine = _measurement_values(data, kind, name, method, metric)
-        others = [_measurement_values(data, kind, name, o, metric) for o in _list(args, "over")]
-        margins += [mine[s] - max(o[s] for o in others) for s in mine]
+    for name in names:
+        mine = _column_values(data, kind, name, method, metric)
+        others = [_column_values(data, kind, name, o, metric) for o in _list(args, "over")]
+        margins += [mine[s] - max(o[s] for o in others) for s in mine
+                    if all(s in o for o in others)]
+    if not margins:
+        raise SnippetError(f"no source where {method} and {args['over']} were all measured")
     fmt = RETRIEVAL_FORMATS[metric]
-    return f"{fmt(min(margins))}–{fmt(max(margins))}".replace("-", "−")
+    low, high = (fmt(x).replace("-0.", "-.").replace("-", "−") for x in (min(margins),
+                                                                       max(margins)))
+    # a negative end: "−.019 to −.007" (a dash between two minus signs reads badly)
+    return f"{low} to {high}" if low.startswith("−") else f"{low}–{high}"
 
 
 RETRIEVAL_SNIPPETS: dict[str, Callable[[ResultsData, str, Mapping[str, str]], str]] = {
