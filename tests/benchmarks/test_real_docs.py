@@ -1,7 +1,7 @@
 """The real-document question sets of issue 64 (``benchmarks/data/real_docs``): the gold's
 shape and proportions, every file named exists and is the one SOURCES.tsv pins, the
-questions load with ``read_documents``, no two sets share a document (and holdout2 no package
-with dev or holdout), and the quotes of
+questions load with ``read_documents``, no two sets share a document (holdout2 no package with
+dev or holdout, holdout3 no package with any other set), and the quotes of
 the HTML and text files are in the text the project's readers give. The PDF quotes are
 checked against the project's PDF reader by ``benchmarks/make_real_docs.py check`` (minutes:
 it reads every page), not here."""
@@ -21,7 +21,8 @@ from kgp_kedro.corpus.sources.formats import Block, FileContent, read_file
 
 MINIMUM = {"dev": {"documents": 12, "questions": 40},
            "holdout": {"documents": 6, "questions": 20},
-           "holdout2": {"documents": 7, "questions": 32}}
+           "holdout2": {"documents": 7, "questions": 32},
+           "holdout3": {"documents": 8, "questions": 42}}
 
 
 def _jsonl(path: Path) -> list[dict]:
@@ -68,6 +69,19 @@ def test_holdout2_shares_no_document_or_package_with_the_other_sets():
     assert not any(r["package"].startswith("texlive") for r in mine)
     pdfs = [r for r in mine if r["file"].endswith(".pdf")]
     assert len(pdfs) >= 4 and all(2 <= int(r["pages"]) <= 60 for r in pdfs)
+
+
+def test_holdout3_shares_no_document_or_package_with_any_other_set():
+    # holdout3 is the unseen set (issue 64): built from packages no other set uses
+    rows = read_sources()
+    mine = [r for r in rows if r["set"] == "holdout3"]
+    others = [r for r in rows if r["set"] != "holdout3"]
+    assert mine and {r["set"] for r in others} == set(SETS) - {"holdout3"}
+    assert not {r["sha256"] for r in mine} & {r["sha256"] for r in others}
+    assert not {r["package"] for r in mine} & {r["package"] for r in others}
+    assert not any(r["package"].startswith("texlive") for r in mine)
+    pdfs = [r for r in mine if r["file"].endswith(".pdf")]
+    assert len(pdfs) >= 5 and all(2 <= int(r["pages"]) <= 60 for r in pdfs)
 
 
 @pytest.mark.parametrize("name", SETS)
