@@ -186,3 +186,75 @@ def test_a_citation_after_the_full_stop_or_in_a_pointer_belongs_to_the_claim_bef
     assert claims("This can be found in quote on page 32 [1].") == []
     assert claims("The delay is 34 ms [2]. This is specified in section 3.3 [4].") == [
         ("The delay is 34 ms.", [2, 4])]
+
+
+# RFC 3533 (libogg-dev), section 6: the page header's layout, its byte ranges on the right,
+# as the text reader gives the file
+OGG_HEADER = ("|                               | page_sequence_number          | 16-19\n"
+              "+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+\n"
+              "|                               | CRC_checksum                  | 20-23")
+# the MPICH 4.0.2 user's guide (mpich-doc), section 8.2
+MPICH_INTERVAL = ("You can also automatically checkpoint the application at regular intervals "
+                  "using the mpiexec option -ckpoint-interval to specify the number of seconds "
+                  "between checkpoints: shell$ mpiexec -ckpointlib blcr \\ -ckpoint-prefix "
+                  "/home/buntinas/ckpts/app.ckpoint \\ -ckpoint-interval 3600 -f hosts -n 4 ./app")
+# the NEATO user's guide (graphviz-doc), a page's running foot and first lines
+NEATO_FOOT = ("NEATO User’s Manual, April 26, 2004 2 NEATO is a utility that draws undirected "
+              "graphs, which are common in telecommunications and computer programming.")
+# the Ecasound user's guide (ecasound-doc), section 7.6.1
+ECASOUND_F = ("ecasound -f:,2 -i jack,system -o foo.wav ecasound -f:f32,2,44100 -i jack,system "
+              "-o foo.wav Here we use “-f:bits,channels,srate” to set how many channels to "
+              "record from the sound device using JACK.")
+
+
+def test_a_range_of_numbers_is_a_specific_compared_whole():
+    question = "At which byte offsets of the Ogg page header is the page_sequence_number stored?"
+    quotes = [Quote(OGG_HEADER)]
+    # the 1.5B reader's reply on holdout2: the range is what it adds, held by the quote ...
+    right = "The page_sequence_number is stored at byte offsets 16-19 of the Ogg page header."
+    assert specifics(right, question) == ["16-19"]
+    assert check_claim(Claim(right, [1]), question, quotes).verdict == "supported"
+    # ... and a range the quote does not hold is not (before, a range was no specific: the
+    # claim added nothing and the answer became "not found", right or wrong)
+    wrong = "The page_sequence_number is stored at byte offsets 24-27 of the Ogg page header."
+    assert check_claim(Claim(wrong, [1]), question, quotes).verdict == "unsupported"
+
+
+def test_a_quantity_restated_in_parentheses_is_an_aside():
+    question = "How often does the MPICH guide's example with an automatic checkpoint interval " \
+               "take a checkpoint?"
+    reply = "The example takes a checkpoint every 3600 seconds (1 hour) [1]."
+    grounded = ground(question, reply, [MPICH_INTERVAL], "answer", 240)
+    assert grounded.mark == "supported" and "3600 seconds" in grounded.text
+    # the number itself is still checked
+    wrong = ground(question, "It takes one every 1800 seconds (30 minutes) [1].",
+                   [MPICH_INTERVAL], "answer", 240)
+    assert wrong.text == NOT_FOUND
+
+
+def test_a_pick_between_the_questions_two_alternatives_is_checked_by_its_name():
+    question = "Which of the two Graphviz guides is older, the dot User’s Manual or the NEATO " \
+               "User’s Manual?"
+    # the 1.5B reader's reply on holdout2: its pick named, "citation" no word of content
+    picked = ground(question, "The NEATO User’s Manual is older, with a citation from quote "
+                    "[1].", [NEATO_FOOT], "answer", 240)
+    assert picked.mark == "supported" and picked.claims[0].support == [1]
+    # a pick the quotes never name is removed
+    other = ground(question, "The dot User’s Manual is older [1].", [NEATO_FOOT], "answer", 240)
+    assert other.text == NOT_FOUND
+    # a claim that picks nothing adds nothing: no answer
+    assert ground(question, "One of the guides is older [1].", [NEATO_FOOT], "answer",
+                  240).text == NOT_FOUND
+
+
+def test_an_answer_whose_first_claim_is_removed_is_not_found():
+    question = "What sampling rate does Ecasound use by default when recording from an ALSA " \
+               "sound card?"
+    # the 1.5B reader's reply to this unanswerable holdout question: its answer (44100 Hz as a
+    # default) held by no quote, then a sentence the quote does hold
+    reply = ("The default sampling rate used by Ecasound when recording from an ALSA sound card "
+             "is 44100 Hz. This can be set using the `-f` parameter with the value "
+             "`f32,2,44100`.")
+    grounded = ground(question, reply, [ECASOUND_F], "answer", 240)
+    assert grounded.mark == "not found" and grounded.text == NOT_FOUND
+    assert [c.verdict for c in grounded.claims] == ["unsupported", "re-attributed"]

@@ -10,11 +10,14 @@ What a claim adds beyond the question must be in the quotes that hold it:
   (``"Not found"``, ```ls -l```), the ones the question lacks: **all** of them must be found;
 - an acronym spelled out beside it ("FHS (Filesystem Hierarchy Standard)", "Voice Activity
   Detection (VAD)") is the acronym alone (:func:`without_expansions`): a reader that spells
-  out the question's acronym adds nothing the quote must hold;
+  out the question's acronym adds nothing the quote must hold; a quantity restated in
+  parentheses is an aside (:func:`without_asides`: "every 3600 seconds (1 hour)");
 - when it adds no specific, its content words (4+ letters, not a function word) the question
   lacks: **half** of them at least (a paraphrase, "released" for "published", or a negative
   answer, "does not include", keeps its claim); a claim that adds neither is *empty* (it says
-  nothing the question does not), unless it answers yes or no (then half its content words).
+  nothing the question does not), unless it answers yes or no (then half its content words)
+  or picks one of the two alternatives the question offers (:func:`chosen`: the words naming
+  its pick).
 
 A table quote (a markdown pipe table, the readers' form, under the lines before it) is matched
 as cells: a claim's words must be in **one row** (with the header and the lines above the
@@ -27,7 +30,8 @@ of the prompt hold it (its citations become the fewest quotes that do, at most
 :data:`MAX_SUPPORT`, cited quotes first); else *unsupported*, and it is removed. A sentence
 saying the quotes lack the answer (:func:`refuses`) makes the answer *not found*
 (:data:`NOT_FOUND`, the prompt's first quotes listed as the closest), as does an answer left
-with no claim; *partly supported* when a claim was removed; else *supported*. With the check
+with no claim or whose first claim, the answer itself, was removed (what follows it only
+elaborates); *partly supported* when a later claim was removed; else *supported*. With the check
 ``none`` every claim is kept as the reply cites it, and the mark says only whether it
 declined."""
 from __future__ import annotations
@@ -56,7 +60,10 @@ FUNCTION_WORDS = frozenset(
     "has have had did does do i we you our your one two can could may might must shall "
     "should will would into onto over under about above below after before than such each "
     "every some any other more most only same very just used uses using use table tables "
-    "section chapter figure page appendix note example".split())
+    "section chapter figure page appendix note example "
+    # the words of citing ("with a citation from quote [3]", "as mentioned in the document")
+    "citation citations cite cites cited mention mentions mentioned stated information "
+    "provided document documents passage passages excerpt excerpts context".split())
 # a sentence saying the quotes lack the answer: a negation before a verb of saying or having,
 # in a sentence naming the quotes, the documents or the information; or "not found"
 _NEGATION = r"(?:not|no|\w+n't|cannot|unable\s+to|neither|nor|none\s+of)"
@@ -97,10 +104,11 @@ def refuses(sentence: str) -> bool:
 
 def _code_like(token: str, before: str) -> bool:
     """A word written as code or a product name: an inner capital (``PostgreSQL``), capitals
-    only (``SQL``), letters and digits together (``x86``, ``utf8``), ``_`` or a joining
-    ``.``/``/``/``-`` between letters (``git-config``, ``I/O``), or an option's dash before it."""
+    only (``SQL``), a digit in it (``x86``, ``utf8``, a range ``16-19``, a time ``10:30``),
+    ``_`` or a joining ``.``/``/``/``-`` between letters (``git-config``, ``I/O``), or an
+    option's dash before it."""
     return bool(re.search(r"[a-z][A-Z]", token) or (len(token) > 1 and token.isupper())
-                or (re.search(r"\d", token) and re.search(r"[^\W\d_]", token))
+                or re.search(r"\d", token)
                 or "_" in token or re.search(r"[^\W\d_][./-][^\W\d_]", token)
                 or before.endswith("-"))
 
@@ -186,6 +194,36 @@ def without_expansions(text: str) -> str:
 def content(text: str) -> set[str]:
     """The keys of ``text``'s content words: 4+ letters, not a function word."""
     return {key(w) for w in _CONTENT.findall(text) if w.casefold() not in FUNCTION_WORDS}
+
+
+# a parenthesis holding a quantity alone ("(1 hour)", "(about 64 KB)", "(= 2^16)")
+_ASIDE = re.compile(r"\s*\(\s*(?:about|approx\.?|approximately|roughly|~|=|i\.e\.,?)?\s*"
+                    r"\d[\d.,^]*\s*[^\W\d_]{0,8}\s*\)")
+
+
+def without_asides(claim: str) -> str:
+    """``claim`` without a quantity restated in parentheses ("every 3600 seconds (1 hour)" →
+    "every 3600 seconds"): a unit converted need not be quoted; any other parenthesis is
+    checked as written."""
+    return _ASIDE.sub("", claim)
+
+
+_CHOICE = re.compile(r"([^,;:?]+?)\s+or\s+([^,;:?]+?)\s*\?\s*$")
+
+
+def chosen(claim: str, question: str) -> list[str]:
+    """For a question offering two alternatives ("Which is older, the A manual or the B
+    guide?"), the words that tell apart the alternatives ``claim`` names (its choice): the
+    quotes must hold them; none when the question offers no choice or the claim names none."""
+    offer = _CHOICE.search(question)
+    if not offer:
+        return []
+    sides = [[t for t in TOKEN.findall(side) if t.casefold() not in FUNCTION_WORDS]
+             for side in offer.groups()]
+    own = [[t for t in side if key(t) not in keys(" ".join(other))]
+           for side, other in ((sides[0], sides[1]), (sides[1], sides[0]))]
+    said = keys(claim)
+    return [t for words in own if words and all(key(t) in said for t in words) for t in words]
 
 
 @dataclass
@@ -311,7 +349,7 @@ def _cite(text: str, numbers: list[int]) -> str:
 
 def check_claim(claim: Claim, question: str, quotes: list[Quote]) -> Claim:
     """``claim``'s support and verdict against ``quotes`` (module docstring)."""
-    said = without_expansions(claim.text)
+    said = without_asides(without_expansions(claim.text))
     hard = specifics(said, question)
     added = content(said) - keys(question)
     if hard:
@@ -323,6 +361,8 @@ def check_claim(claim: Claim, question: str, quotes: list[Quote]) -> Claim:
     else:
         soft = set()
     claim_keys, topic = keys(claim.text), content(question)
+    if not hard and not soft:
+        hard = chosen(said, question)
     cited = [n for n in claim.cited if 1 <= n <= len(quotes)]
     if not hard and not soft:
         claim.support, claim.verdict = cited, "empty"
@@ -366,7 +406,7 @@ def ground(question: str, answer: str, quotes: list[str], check: str,
                                      keys(claim.text) - keys(question), snippet_chars)
     checked = [c for c in said if c.verdict != "empty"]
     kept = [c for c in checked if c.support]
-    if not kept:
+    if not kept or not checked[0].support:   # the first claim is the answer
         return Grounded(NOT_FOUND, "not found", said, closest)
     shown = [c for c in said if c.support or c.verdict == "empty"]
     return Grounded(" ".join(_cite(c.text, c.support) for c in shown),
