@@ -71,3 +71,18 @@ def test_a_reply_repeating_the_instructions_example_is_counted():
     assert not repeats(NOT_ANSWERED, ANALYST_INSTRUCTION, NOT_ANSWERED)
     assert repeats(f"After each fact put the number of the quote it comes from. "
                    f"{NOT_ANSWERED}", ANALYST_INSTRUCTION, NOT_ANSWERED)
+
+
+def test_a_citations_number_is_no_answer():
+    # holdout2's neato questions accept ".1", which the SQuAD normalisation reads as "1": the
+    # 1.5B reader's wrong replies citing quote [1] were scored right before citations were
+    # taken out of the text scored
+    gold = {"sep": Gold("table", [".1", "0.1"], frozenset({"neatoguide.pdf"}))}
+    wrong = "The NEATO guide suggests trying a value of 0 for the sep attribute [1]."
+    right = "The guide suggests trying .1 for sep [1]."
+    scored = score(pd.DataFrame([_row("sep", wrong, "supported", [("neatoguide.pdf", 10)])]),
+                   gold, ANALYST_INSTRUCTION, NOT_ANSWERED)
+    assert (scored["correct"].item(), scored["raw_correct"].item()) == (0.0, 0.0)
+    scored = score(pd.DataFrame([_row("sep", right, "supported", [("neatoguide.pdf", 10)])]),
+                   gold, ANALYST_INSTRUCTION, NOT_ANSWERED)
+    assert (scored["correct"].item(), scored["raw_correct"].item()) == (1.0, 1.0)

@@ -3,7 +3,8 @@ each question's kind (``none``: answered by no file), its accepted answers and t
 pages) holding its answer.
 
 Per question: ``correct`` (a gold answer inside an answer not marked *not found*, as
-:func:`~kgp_kedro.evaluation.qa_metrics.contains_answer` reads it), ``em`` and ``f1``,
+:func:`~kgp_kedro.evaluation.qa_metrics.contains_answer` reads it, the answer's ``[n]``
+citations taken out first: a gold ".1" is no "[1]"), ``em`` and ``f1``,
 ``raw_correct`` (the same on the reader's reply as it came, before any check), ``file_cited``
 and ``page_cited`` (a citation names a gold file, a gold file and page), ``abstained``
 (marked *not found*), ``repeats_instruction`` (the reply holds :data:`ECHO` words in a row of
@@ -64,16 +65,17 @@ def score(answers: pd.DataFrame, gold: Mapping[str, Gold], instruction: str,
     rows = []
     for row in answers.itertuples(index=False):
         g = gold[row.question_id]
+        said, replied = _CITE.sub(" ", row.answer), _CITE.sub(" ", row.raw_response)
         found = row.mark != "not found"
         cited = [(c["file"], c["page"]) for c in json.loads(row.citations)] if found else []
         accepted = list(g.answers)
         rows.append({
             "question_id": row.question_id, "kind": g.kind,
             "gold": accepted[0] if accepted else "", "answer": row.answer, "mark": row.mark,
-            "correct": contains_answer(row.answer, accepted) if found and accepted else 0.0,
-            "em": exact_match(row.answer, accepted) if found and accepted else 0.0,
-            "f1": f1_score(row.answer, accepted) if found and accepted else 0.0,
-            "raw_correct": contains_answer(row.raw_response, accepted) if accepted else 0.0,
+            "correct": contains_answer(said, accepted) if found and accepted else 0.0,
+            "em": exact_match(said, accepted) if found and accepted else 0.0,
+            "f1": f1_score(said, accepted) if found and accepted else 0.0,
+            "raw_correct": contains_answer(replied, accepted) if accepted else 0.0,
             "file_cited": any(f in g.files for f, _ in cited),
             "page_cited": any((f, p) in g.pages for f, p in cited),
             "abstained": not found,
