@@ -7,7 +7,7 @@ import json
 import pandas as pd
 import pytest
 
-from kgp_kedro.evaluation.ask_scores import Gold, repeats, score, summary
+from kgp_kedro.evaluation.ask_scores import Gold, holds_answer, repeats, score, summary
 from kgp_kedro.prompts.ask import ANALYST_INSTRUCTION, NOT_ANSWERED
 
 OLD_INSTRUCTION = ("You answer questions about the user's documents from numbered quotes of "
@@ -86,3 +86,17 @@ def test_a_citations_number_is_no_answer():
     scored = score(pd.DataFrame([_row("sep", right, "supported", [("neatoguide.pdf", 10)])]),
                    gold, ANALYST_INSTRUCTION, NOT_ANSWERED)
     assert (scored["correct"].item(), scored["raw_correct"].item()) == (1.0, 1.0)
+
+
+def test_an_answer_written_inside_a_url_or_a_path_is_held():
+    # the 1.5B reader's reply to a dev question (the Debian reference card): the SQuAD
+    # normalisation glues the port to the host name ("hostname631")
+    reply = "The CUPS printing browser interface is reached at http://hostname:631."
+    assert holds_answer(reply, ["631"]) == 1.0
+    # a holdout reply writing the home directory with a spacing tilde (U+02DC)
+    reply = "The user preferences are stored in ˜/.ecasound/ecasoundrc."
+    assert holds_answer(reply, ["~/.ecasound/ecasoundrc", ".ecasound/ecasoundrc"]) == 1.0
+    # as written means between characters that are no letters or digits
+    assert holds_answer("It listens on http://hostname:6310.", ["631"]) == 0.0
+    assert holds_answer("The default is 0.1.", [".1"]) == 0.0
+    assert holds_answer("Its default is 8 bytes.", ["8 bytes"]) == 1.0

@@ -2,9 +2,9 @@
 each question's kind (``none``: answered by no file), its accepted answers and the files (and
 pages) holding its answer.
 
-Per question: ``correct`` (a gold answer inside an answer not marked *not found*, as
-:func:`~kgp_kedro.evaluation.qa_metrics.contains_answer` reads it, the answer's ``[n]``
-citations taken out first: a gold ".1" is no "[1]"), ``em`` and ``f1``,
+Per question: ``correct`` (a gold answer inside an answer not marked *not found*,
+:func:`holds_answer`, the answer's ``[n]`` citations taken out first: a gold ".1" is no
+"[1]"), ``em`` and ``f1``,
 ``raw_correct`` (the same on the reader's reply as it came, before any check), ``file_cited``
 and ``page_cited`` (a citation names a gold file, a gold file and page), ``abstained``
 (marked *not found*), ``repeats_instruction`` (the reply holds :data:`ECHO` words in a row of
@@ -51,6 +51,18 @@ def repeats(reply: str, instruction: str, allowed: str = "") -> bool:
     return bool((_grams(reply, ECHO) & _grams(instruction, ECHO)) - _grams(allowed, ECHO))
 
 
+def holds_answer(text: str, accepted: Sequence[str]) -> float:
+    """1.0 when an accepted answer is in ``text``: as whole words after the SQuAD
+    normalisation (:func:`~kgp_kedro.evaluation.qa_metrics.contains_answer`), or as written
+    (case aside) between characters that are no letters or digits, so that a port inside a URL
+    ("http://hostname:631") or a value inside code holds it, which the normalisation, dropping
+    the punctuation between them, glues to its neighbours ("hostname631")."""
+    folded = text.casefold()
+    return float(contains_answer(text, accepted) or any(
+        re.search(rf"(?<!\w){re.escape(a.casefold())}(?!\w)", folded)
+        for a in accepted if a.strip()))
+
+
 def _count(claims: str, verdict: str) -> int:
     return sum(c["verdict"] == verdict for c in json.loads(claims))
 
@@ -72,10 +84,10 @@ def score(answers: pd.DataFrame, gold: Mapping[str, Gold], instruction: str,
         rows.append({
             "question_id": row.question_id, "kind": g.kind,
             "gold": accepted[0] if accepted else "", "answer": row.answer, "mark": row.mark,
-            "correct": contains_answer(said, accepted) if found and accepted else 0.0,
+            "correct": holds_answer(said, accepted) if found and accepted else 0.0,
             "em": exact_match(said, accepted) if found and accepted else 0.0,
             "f1": f1_score(said, accepted) if found and accepted else 0.0,
-            "raw_correct": contains_answer(replied, accepted) if accepted else 0.0,
+            "raw_correct": holds_answer(replied, accepted) if accepted else 0.0,
             "file_cited": any(f in g.files for f, _ in cited),
             "page_cited": any((f, p) in g.pages for f, p in cited),
             "abstained": not found,
