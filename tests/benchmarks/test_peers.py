@@ -41,3 +41,38 @@ def test_a_ranking_scores_its_share_of_gold_in_the_top_k():
     gold = pd.DataFrame({"source": ["s"], "question_id": ["q"], "gold": ["a | b"]})
     row = score(ranked, gold).iloc[0]
     assert (row["recall_at_2"], row["recall_at_5"], row["questions"]) == (0.5, 1.0, 1)
+
+
+OPENIE = sorted((PEERS / "hipporag2-openie").glob("*.json.gz"))
+
+
+@pytest.mark.parametrize("cache", OPENIE, ids=[p.name for p in OPENIE])
+def test_hipporags_openie_cache_holds_corpus_passages_in_its_own_form(cache):
+    """HippoRAG 2's committed OpenIE cache (``benchmarks/peers/hipporag_driver.py``) is its
+    ``openie_results_ner_<llm>.json`` as HippoRAG reads it back: each doc keyed by HippoRAG's
+    chunk id (``chunk-`` + md5 of the passage, ``compute_mdhash_id``), with its entities and
+    its 3-element triples; each passage is a passage of the project's corpus of that source
+    (its ``title\\ntext`` hashes to the passage id of its stats line, the project's
+    ``content_id``), once; and the stats file has one line per doc."""
+    import gzip
+    import hashlib
+    import json
+
+    from kgp_kedro.evaluation.hipporag import content_id, passage_text
+
+    source = cache.name.removesuffix(".json.gz")
+    docs = json.loads(gzip.decompress(cache.read_bytes()))["docs"]
+    stats_path = cache.with_name(f"{source}.stats.jsonl")
+    stats = [json.loads(line) for line in stats_path.read_text(encoding="utf-8").splitlines()
+             if line.strip()]
+    passage_of = {s["idx"]: s["passage_id"] for s in stats}
+    assert len(passage_of) == len(stats) == len(docs) > 0
+    for doc in docs:
+        assert set(doc) == {"idx", "passage", "extracted_entities", "extracted_triples"}
+        assert doc["idx"] == "chunk-" + hashlib.md5(doc["passage"].encode("utf-8")).hexdigest()
+        title, text = doc["passage"].split("\n", 1)
+        assert passage_text(title, text) == doc["passage"]
+        assert passage_of[doc["idx"]] == content_id(source, title, text)
+        assert all(isinstance(e, str) for e in doc["extracted_entities"])
+        assert all(len(t) == 3 and all(isinstance(x, str) for x in t)
+                   for t in doc["extracted_triples"])
