@@ -292,11 +292,12 @@ def run_openie(rag, corpus: list[dict], args, source: str) -> tuple[int, int]:
         start = time.perf_counter()
         ner, triples = rag.openie.batch_openie(batch)
         elapsed = time.perf_counter() - start
-        # a call that raised (the server down, a timeout) is not an extraction: its passage
-        # is left out of the cache, so a later run extracts it again (HippoRAG would save it
-        # with no entities / triples); a reply HippoRAG cannot parse is saved, as it saves it
-        raised = {i for i in batch if ner[i].metadata.get("error")
-                  or triples[i].metadata.get("error")}
+        # a call that raised before any reply (the server down, a timeout) is not an
+        # extraction: its passage is left out of the cache, so a later run extracts it again
+        # (HippoRAG would save it with no entities / triples); a reply HippoRAG's parsing
+        # fails on (its eval() raising on the matched text included) is saved, as it saves it
+        raised = {i for i in batch if (ner[i].metadata.get("error") and not ner[i].response)
+                  or (triples[i].metadata.get("error") and not triples[i].response)}
         if raised:
             with open(committed.with_name(f"{source}.call_errors.jsonl"), "a",
                       encoding="utf-8") as f:
