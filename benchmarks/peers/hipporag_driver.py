@@ -56,21 +56,21 @@ files is edited):
 from __future__ import annotations
 
 import argparse
-import csv
 import datetime as dt
 import functools
 import gzip
-import io
 import json
 import os
 import re
 import resource
-import shutil
 import subprocess
 import sys
 import time
 import types
 from pathlib import Path
+
+from peer_files import (cpu_model, cpu_seconds, load, read_jsonl, replace_rows, write_atomic,
+                        write_rankings)
 
 ROOT = Path(__file__).resolve().parents[2]
 LLM_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m"
@@ -92,51 +92,16 @@ def stub_unused_imports() -> None:
     sys.modules["gritlm"].GritLM = object
 
 
-def cpu_model() -> str:
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return "unknown CPU"
 
 
-def cpu_seconds() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
 
 
-def load() -> str:
-    one, five, _ = os.getloadavg()
-    return f"{one:.1f}/{five:.1f} on {os.cpu_count()} CPUs"
 
 
-def read_jsonl(path: Path) -> list[dict]:
-    if not path.exists():
-        return []
-    with open(path, encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
 
 
-def write_atomic(path: Path, body: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(body)
-    tmp.replace(path)
 
 
-def replace_rows(path: Path, rows: list[dict], columns: list[str], source: str,
-                 compress: bool) -> None:
-    """``rows`` into the CSV at ``path``, replacing its rows of ``source`` (as LinearRAG's)."""
-    kept: list[dict] = []
-    if path.exists():
-        raw = gzip.decompress(path.read_bytes()) if compress else path.read_bytes()
-        kept = [r for r in csv.DictReader(io.StringIO(raw.decode("utf-8")))
-                if r["source"] != source]
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(kept + rows)
-    body = buffer.getvalue().encode("utf-8")
-    write_atomic(path, gzip.compress(body, mtime=0) if compress else body)
 
 
 def minilm_embedding_class():
@@ -392,11 +357,7 @@ def run_source(args, source: str) -> None:
                     "rank": r, "passages": pid_of_text[text]}
                    for r, text in enumerate(result.docs, 1)]
     out = Path(args.out)
-    replace_rows(out / f"{args.name}.retrieved.csv.gz", ranked,
-                 ["source", "method", "question_id", "rank", "passages"], source, True)
-    gold = list(csv.DictReader(open(folder / "gold.csv", encoding="utf-8")))
-    replace_rows(out / f"{args.name}.gold.csv.gz", gold, ["source", "question_id", "gold"],
-                 source, True)
+    write_rankings(out, args.name, ranked, folder, source)
     info = rag.get_graph_info()
     config = rag.global_config
     hyper = {k: getattr(config, k) for k in [

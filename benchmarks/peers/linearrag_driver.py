@@ -32,9 +32,6 @@ only callers of an LLM, are not called: retrieval is measured). ``retrieval_top_
 from __future__ import annotations
 
 import argparse
-import csv
-import gzip
-import io
 import json
 import os
 import re
@@ -44,6 +41,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from peer_files import cpu_model, cpu_seconds, load, read_jsonl, replace_rows, write_rankings
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_SRC = Path("/work/peers_src/LinearRAG")
@@ -67,23 +66,10 @@ TIMING_COLUMNS = ["source", "method", "questions", "passages", "index_s", "ms_pe
                   "git_commit", "sentences", "entities", "dense_fallback_questions"]
 
 
-def cpu_model() -> str:
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return "unknown CPU"
 
 
-def cpu_seconds() -> float:
-    """The process's CPU time so far (user + system, all its threads): its cost with the
-    time it waited for a CPU left out (the driver runs at nice 19 beside other jobs)."""
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
 
 
-def load() -> str:
-    one, five, _ = os.getloadavg()
-    return f"{one:.1f}/{five:.1f} on {os.cpu_count()} CPUs"
 
 
 def peer_commit(src: Path) -> str:
@@ -96,29 +82,8 @@ def peer_commit(src: Path) -> str:
     return out.stdout.strip() or "unknown"
 
 
-def read_jsonl(path: Path) -> list[dict]:
-    with open(path, encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
 
 
-def replace_rows(path: Path, rows: list[dict], columns: list[str], source: str,
-                 compress: bool) -> None:
-    """Write ``rows`` to the CSV at ``path``, replacing its rows of ``source`` and keeping
-    the others (a file grows source by source, as the project's recordings do)."""
-    kept: list[dict] = []
-    if path.exists():
-        raw = gzip.decompress(path.read_bytes()) if compress else path.read_bytes()
-        kept = [r for r in csv.DictReader(io.StringIO(raw.decode("utf-8")))
-                if r["source"] != source]
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(kept + rows)
-    body = buffer.getvalue().encode("utf-8")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(gzip.compress(body, mtime=0) if compress else body)
-    tmp.replace(path)
 
 
 def run_source(args, source: str) -> None:
@@ -168,11 +133,7 @@ def run_source(args, source: str) -> None:
         ranked += [{"source": source, "method": args.method, "question_id": q["question_id"],
                     "rank": r, "passages": pid} for r, pid in enumerate(ids, 1)]
     out = Path(args.out)
-    replace_rows(out / f"{args.name}.retrieved.csv.gz", ranked,
-                 ["source", "method", "question_id", "rank", "passages"], source, True)
-    gold = list(csv.DictReader(open(folder / "gold.csv", encoding="utf-8")))
-    replace_rows(out / f"{args.name}.gold.csv.gz", gold, ["source", "question_id", "gold"],
-                 source, True)
+    write_rankings(out, args.name, ranked, folder, source)
     timing = {"source": source, "method": args.method, "questions": len(questions),
               "passages": len(corpus), "index_s": index_s,
               "ms_per_question": 1000 * answer_s / len(questions),
