@@ -7,9 +7,10 @@ lists each one: its set, file name, kind, package, version, path in the package,
 licence and pages. The questions of a set are its folder's ``questions.jsonl`` (the
 ``documents`` folder format, :func:`kgp_kedro.corpus.sources.documents.read_documents`); the
 gold beside the folder (``dev.gold.jsonl``, ``holdout.gold.jsonl``, ``holdout2.gold.jsonl``,
-``holdout3.gold.jsonl``) gives each question its kind (``prose``, ``table``, ``two_places``, ``none``), its accepted
-answers and the evidence: the file, the page (``null`` for HTML and text) and a verbatim quote
-holding the answer (or, for an answer composed from the quotes, a ``derivation`` saying how).
+``holdout3.gold.jsonl``) gives each question its kind (``prose``, ``table``, ``two_places``,
+``none``), its accepted answers and the evidence: the file, the page (``null`` for HTML and
+text) and a verbatim quote holding the answer (or, for an answer composed from the quotes, a
+``derivation`` saying how).
 
     python benchmarks/make_real_docs.py build [--set dev] [--verify-only]
         download each package at its pinned version (``apt-get download NAME=VERSION``),

@@ -92,18 +92,6 @@ def stub_unused_imports() -> None:
     sys.modules["gritlm"].GritLM = object
 
 
-
-
-
-
-
-
-
-
-
-
-
-
 def minilm_embedding_class():
     """A ``BaseEmbeddingModel`` over the project's MiniLM through sentence-transformers."""
     import numpy as np
@@ -230,10 +218,10 @@ def run_openie(rag, corpus: list[dict], args, source: str) -> tuple[int, int]:
     pid_of = dict(zip(ids, (p["passage_id"] for p in corpus)))
     rows = {i: {"hash_id": i, "content": p["text"]} for i, p in zip(ids, corpus)}
     all_info, missing = rag.load_existing_openie(ids)
-    todo = [i for i in ids if i in set(missing)]
+    missing = set(missing)
+    todo = [i for i in ids if i in missing]
     done = len(ids) - len(todo)
     stats = read_jsonl(stats_path)
-    rate = (sum(s["seconds"] for s in stats) / len(stats)) if stats else None
     print(f"{source}: {done}/{len(ids)} passages have OpenIE (cache {committed.name}); "
           f"{len(todo)} to extract; load {load()}", flush=True)
     stop_at = None
@@ -303,12 +291,11 @@ def run_openie(rag, corpus: list[dict], args, source: str) -> tuple[int, int]:
         stats += lines
         todo = todo[len(batch):]
         done += len(extracted)
-        rate = sum(s["seconds"] for s in stats) / max(len(stats), 1)
-        tokens = sum(s["ner_prompt_tokens"] + s["ner_completion_tokens"] + s["triple_prompt_tokens"]
-                     + s["triple_completion_tokens"] for s in stats)
-        failed = sum((not s["ner_parsed"]) + (not s["triple_parsed"]) for s in stats)
+        summary = summarise(stats)
+        rate = summary["openie_s"] / max(len(stats), 1)
         print(f"  {done}/{len(ids)} passages; this batch {seconds:.1f} s/passage, all "
-              f"{rate:.1f} s/passage; {tokens:,} LLM tokens; {failed} replies unparsed; "
+              f"{rate:.1f} s/passage; {summary['prompt'] + summary['completion']:,} LLM "
+              f"tokens; {summary['failures']} replies unparsed; "
               f"ETA {len(todo) * rate / 3600:.1f} h; load {load()}", flush=True)
     return done, len(ids)
 
@@ -341,8 +328,7 @@ def run_source(args, source: str) -> None:
     # every passage has its OpenIE: the rest of HippoRAG's index, then the questions
     import hipporag
 
-    stats = [s for s in read_jsonl(openie_paths(args, source)[1])]
-    summary = summarise(stats)
+    summary = summarise(read_jsonl(openie_paths(args, source)[1]))
     start, cpu0 = time.perf_counter(), cpu_seconds()
     rag.index([p["text"] for p in corpus])
     graph_s, graph_cpu_s = time.perf_counter() - start, cpu_seconds() - cpu0

@@ -61,15 +61,10 @@ HYPERPARAMETERS = {
                             "iteration_threshold": 0.1, "top_k_sentence": 4}),
 }
 TIMING_COLUMNS = ["source", "method", "questions", "passages", "index_s", "ms_per_question",
-                  "wall_s", "index_cpu_s", "cpu_ms_per_question", "peak_rss_mb", "index_llm_tokens", "encoder", "spacy_model",
-                  "peer", "peer_commit", "hyperparameters", "cpu", "load", "date",
+                  "wall_s", "index_cpu_s", "cpu_ms_per_question", "peak_rss_mb",
+                  "index_llm_tokens", "encoder", "spacy_model", "peer", "peer_commit",
+                  "hyperparameters", "cpu", "load", "date",
                   "git_commit", "sentences", "entities", "dense_fallback_questions"]
-
-
-
-
-
-
 
 
 def peer_commit(src: Path) -> str:
@@ -80,10 +75,6 @@ def peer_commit(src: Path) -> str:
         return pinned.read_text().strip()
     out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=src, capture_output=True, text=True)
     return out.stdout.strip() or "unknown"
-
-
-
-
 
 
 def run_source(args, source: str) -> None:
@@ -138,7 +129,8 @@ def run_source(args, source: str) -> None:
               "passages": len(corpus), "index_s": index_s,
               "ms_per_question": 1000 * answer_s / len(questions),
               "wall_s": index_s + answer_s, "index_cpu_s": index_cpu_s,
-              "cpu_ms_per_question": 1000 * answer_cpu_s / len(questions), "peak_rss_mb": peak_mb, "index_llm_tokens": 0,
+              "cpu_ms_per_question": 1000 * answer_cpu_s / len(questions),
+              "peak_rss_mb": peak_mb, "index_llm_tokens": 0,
               "encoder": "minilm", "spacy_model": args.spacy, "peer": "DEEP-PolyU/LinearRAG",
               "peer_commit": peer_commit(src),
               "hyperparameters": json.dumps({**hyper, "retrieval_top_k": args.depth},

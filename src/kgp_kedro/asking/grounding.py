@@ -220,8 +220,9 @@ def chosen(claim: str, question: str) -> list[str]:
         return []
     sides = [[t for t in TOKEN.findall(side) if t.casefold() not in FUNCTION_WORDS]
              for side in offer.groups()]
-    own = [[t for t in side if key(t) not in keys(" ".join(other))]
-           for side, other in ((sides[0], sides[1]), (sides[1], sides[0]))]
+    first, second = (keys(" ".join(side)) for side in sides)
+    own = [[t for t in sides[0] if key(t) not in second],
+           [t for t in sides[1] if key(t) not in first]]
     said = keys(claim)
     return [t for words in own if words and all(key(t) in said for t in words) for t in words]
 
