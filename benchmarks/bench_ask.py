@@ -1,7 +1,8 @@
 """How well `kedro run --env ask` answers a folder whose answers are known: the real-document
 sets of ``benchmarks/data/real_docs`` (``--set dev``, ``--set holdout``, ``--set holdout2``:
-the choosing pool every ask setting is chosen on; ``--set holdout3``: the unseen set that
-judges a choice), any folder with a gold file (``--folder``, ``--gold``), or an analyst folder
+the choosing pool every ask setting is chosen on; ``--set holdout3``: a used holdout, it has
+judged two choices; ``--set holdout4``: the unseen set that judges a choice, once per
+decision), any folder with a gold file (``--folder``, ``--gold``), or an analyst folder
 made from bundled 2Wiki / MuSiQue train records (``--analyst 2wiki|musique``:
 ``analyst_folders.py``, ``analyst_musique.py``).
 
@@ -166,7 +167,7 @@ def table(rows: pd.DataFrame, name: str, load: float, walls: dict[str, float]) -
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     where = parser.add_mutually_exclusive_group(required=True)
-    where.add_argument("--set", choices=["dev", "holdout", "holdout2", "holdout3"])
+    where.add_argument("--set", choices=["dev", "holdout", "holdout2", "holdout3", "holdout4"])
     where.add_argument("--analyst", choices=["2wiki", "musique"])
     where.add_argument("--gold", type=Path, help="a gold .jsonl beside --folder")
     parser.add_argument("--folder", type=Path)
