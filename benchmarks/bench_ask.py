@@ -165,9 +165,11 @@ def table(rows: pd.DataFrame, name: str, load: float, walls: dict[str, float]) -
 
 
 def main() -> None:
+    from benchmarks.make_real_docs import SETS
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     where = parser.add_mutually_exclusive_group(required=True)
-    where.add_argument("--set", choices=["dev", "holdout", "holdout2", "holdout3", "holdout4"])
+    where.add_argument("--set", choices=SETS)
     where.add_argument("--analyst", choices=["2wiki", "musique"])
     where.add_argument("--gold", type=Path, help="a gold .jsonl beside --folder")
     parser.add_argument("--folder", type=Path)
