@@ -22,8 +22,8 @@ at most one batch. Beside it, ``<source>.stats.jsonl`` holds a line per extracte
 prompt / completion tokens and finish reason of its NER and triple calls, what HippoRAG's
 parsing got from them (entities, triples kept, triples dropped by ``filter_invalid_triples``,
 whether the reply held no parsable JSON), the batch's seconds per passage, the load and the
-date. ``--stop-at HH:MM`` (UTC) shrinks the last batch to end before then (at 1.5 times the
-last 20 passages' pace).
+date. ``--stop-at HH:MM`` (UTC) shrinks each batch to end before then (at 1.5 times the pace of
+this run's last 20 passages; its first batch is one passage, to measure it).
 
 Only when every passage of a source has its OpenIE does the driver build the graph
 (``HippoRAG.index``: it finds no passage to extract, encodes passages, entities and facts,
@@ -231,13 +231,16 @@ def run_openie(rag, corpus: list[dict], args, source: str) -> tuple[int, int]:
         stop_at = now.replace(hour=hh, minute=mm, second=0, microsecond=0)
     if args.max_passages is not None:
         todo = todo[:args.max_passages]
+    ran = 0   # passages this run extracted
     while todo:
         size = args.batch
         if stop_at is not None:
             left = (stop_at - dt.datetime.now(dt.timezone.utc)).total_seconds()
-            recent = stats[-20:]   # the recent pace (the load varies), with a margin
+            # this run's recent pace, with a margin (earlier runs' pace is another load's);
+            # none yet: one passage, to measure it
+            recent = stats[len(stats) - ran:][-20:]
             pace = 1.5 * sum(s["seconds"] for s in recent) / len(recent) if recent else None
-            size = min(size, int(left // pace)) if pace else (size if left > 0 else 0)
+            size = min(size, int(left // pace)) if pace else (1 if left > 0 else 0)
             if size <= 0:
                 print(f"  --stop-at {args.stop_at}: stopping ({done}/{len(ids)} done)", flush=True)
                 break
@@ -289,6 +292,7 @@ def run_openie(rag, corpus: list[dict], args, source: str) -> tuple[int, int]:
             for line in lines:
                 f.write(json.dumps(line) + "\n")
         stats += lines
+        ran += len(lines)
         todo = todo[len(batch):]
         done += len(extracted)
         summary = summarise(stats)
