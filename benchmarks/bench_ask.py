@@ -1,10 +1,10 @@
 """How well `kedro run --env ask` answers a folder whose answers are known: the real-document
 sets of ``benchmarks/data/real_docs`` (``--set dev``, ``--set holdout``, ``--set holdout2``:
 the choosing pool every ask setting is chosen on; ``--set holdout3``: a used holdout, it has
-judged two choices; ``--set holdout4``: the unseen set that judges a choice, once per
-decision), any folder with a gold file (``--folder``, ``--gold``), or an analyst folder
-made from bundled 2Wiki / MuSiQue train records (``--analyst 2wiki|musique``:
-``analyst_folders.py``, ``analyst_musique.py``).
+judged two choices; ``--set holdout4``, ``--set holdout5``: the unseen sets, each judges a
+choice once per decision, holdout5 kept fresh for when holdout4 is used), any folder with a
+gold file (``--folder``, ``--gold``), or an analyst folder made from bundled 2Wiki / MuSiQue
+train records (``--analyst 2wiki|musique``: ``analyst_folders.py``, ``analyst_musique.py``).
 
 Each run of ``--runs`` is one ``kedro run --env ask`` over the folder's own questions with the
 ask env's defaults and the run's ``ask.*`` options (``default``, or ``key=value`` pairs joined

@@ -1,5 +1,5 @@
 """Rebuild and check the real-document question sets of issue 64
-(``benchmarks/data/real_docs/{dev,holdout,holdout2,holdout3,holdout4}/``).
+(``benchmarks/data/real_docs/{dev,holdout,holdout2,holdout3,holdout4,holdout5}/``).
 
 Every document is a file taken unchanged from a named Debian documentation package (a
 ``.gz`` path is gunzipped, nothing else is done to it); ``SOURCES.tsv`` beside the folders
@@ -7,10 +7,10 @@ lists each one: its set, file name, kind, package, version, path in the package,
 licence and pages. The questions of a set are its folder's ``questions.jsonl`` (the
 ``documents`` folder format, :func:`kgp_kedro.corpus.sources.documents.read_documents`); the
 gold beside the folder (``dev.gold.jsonl``, ``holdout.gold.jsonl``, ``holdout2.gold.jsonl``,
-``holdout3.gold.jsonl``, ``holdout4.gold.jsonl``) gives each question its kind (``prose``,
-``table``, ``two_places``, ``none``), its accepted answers and the evidence: the file, the
-page (``null`` for HTML and text) and a verbatim quote holding the answer (or, for an answer
-composed from the quotes, a ``derivation`` saying how).
+``holdout3.gold.jsonl``, ``holdout4.gold.jsonl``, ``holdout5.gold.jsonl``) gives each question
+its kind (``prose``, ``table``, ``two_places``, ``none``), its accepted answers and the
+evidence: the file, the page (``null`` for HTML and text) and a verbatim quote holding the
+answer (or, for an answer composed from the quotes, a ``derivation`` saying how).
 
     python benchmarks/make_real_docs.py build [--set dev] [--verify-only]
         download each package at its pinned version (``apt-get download NAME=VERSION``),
@@ -33,10 +33,12 @@ composed from the quotes, a ``derivation`` saying how).
 The sets are for different jobs: ``dev``, ``holdout`` and ``holdout2`` are the choosing pool
 (each has been used to choose or to judge settings, so none of them is unseen any more);
 ``holdout3`` is a used holdout (it judged two decisions, and its misses are listed like the
-pool's); ``holdout4`` is unseen: it judges a decision stated in advance, once, and is never
-read to choose one. ``check`` therefore names no question of ``holdout4`` (nor its quotes or
-grepped strings) when it lists what an extractor misses: it counts them per file and
-extractor (``--report`` still writes them all). See ``benchmarks/data/real_docs/README.md``.
+pool's); ``holdout4`` and ``holdout5`` are unseen: each judges a decision stated in advance,
+once, and is never read to choose one (``holdout5`` was built while ``holdout4`` had judged
+one decision, so that a fresh set is there when ``holdout4`` is used). ``check`` therefore
+names no question of either (nor its quotes or grepped strings) when it lists what an
+extractor misses: it counts them per file and extractor (``--report`` still writes them all).
+See ``benchmarks/data/real_docs/README.md``.
 """
 from __future__ import annotations
 
@@ -58,11 +60,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent / "data" / "real_docs"
 SOURCES = ROOT / "SOURCES.tsv"
-SETS = ("dev", "holdout", "holdout2", "holdout3", "holdout4")
+SETS = ("dev", "holdout", "holdout2", "holdout3", "holdout4", "holdout5")
 # sets nobody may read question by question (issue 64): check counts their misses, no quotes.
 # holdout2 and then holdout3 were unseen until each had judged two decisions; both are used
-# holdouts now, and check names their questions like the pool's.
-UNSEEN = ("holdout4",)
+# holdouts now, and check names their questions like the pool's. holdout5 was built unseen
+# beside holdout4, from packages no other set uses.
+UNSEEN = ("holdout4", "holdout5")
 KINDS = ("prose", "table", "two_places", "none")
 COLUMNS = ["set", "file", "kind", "package", "version", "path", "sha256", "licence", "pages"]
 # minimum share of each kind of question in a set (issue 64)
