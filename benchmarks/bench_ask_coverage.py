@@ -8,7 +8,9 @@ Counted per run: the answerable questions whose prompt holds every gold evidence
 (``all``), some of them (``some``) or none (``none``), per kind, and the prompts' mean tokens
 (the configured reader's tokenizer). What a prompt does not hold the reader cannot answer from,
 so a ranking or reading option can be screened here in seconds before the reader's runs judge
-it (docs/ask.md). Only counts are printed: no question, quote or reply.
+it (docs/ask.md). Only counts are printed: no question, quote or reply. Its runs write the ask
+env's outputs (``data/ask``) as any ask run does: not beside a ``bench_ask.py`` run, which reads
+them back.
 
 Usage::
 
