@@ -4,6 +4,7 @@ file is parsed alone."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -96,12 +97,17 @@ def test_a_changed_extractor_parses_every_file_again(folder, tmp_path, monkeypat
         return sorted(parsed)
 
     every_file = ["a.pdf", "bad.pdf", "notes.md"]
-    monkeypatch.setattr(parse_cache, "PARSE_FORMAT", parse_cache.PARSE_FORMAT - 1)
+    monkeypatch.setattr(parse_cache, "READERS", tmp_path / "readers")   # other readers' code
+    (tmp_path / "readers").mkdir()
+    (tmp_path / "readers" / "pdf.py").write_text("# the PDF reader before a change\n")
+    parse_cache.readers_digest.cache_clear()
     assert parsed_by_a_read() == every_file      # parsed by the readers before
-    monkeypatch.undo()
-    monkeypatch.setattr(parse_cache, "read_file", lambda path: parsed.append(path.name)
-                        or real(path))
-    assert parsed_by_a_read() == every_file      # a new reader format: none reused
+    (tmp_path / "readers" / "pdf.py").write_text("# the PDF reader after a change\n")
+    parse_cache.readers_digest.cache_clear()
+    assert parsed_by_a_read() == every_file      # a changed reader: none reused
+    monkeypatch.setattr(parse_cache, "READERS", Path(parse_cache.formats.__file__).parent)
+    parse_cache.readers_digest.cache_clear()
+    assert parsed_by_a_read() == every_file      # today's readers
     assert parsed_by_a_read() == []
     version = parse_cache.package_version
     monkeypatch.setattr(parse_cache, "package_version", lambda name: "0.0-other"

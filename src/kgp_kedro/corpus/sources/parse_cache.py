@@ -5,33 +5,47 @@ parses no file, and a changed (or new) file is parsed alone.
 An entry is what the file's reader gave (:class:`~kgp_kedro.corpus.sources.formats.FileContent`
 as JSON), or the :class:`~kgp_kedro.corpus.sources.formats.FileReadError` reason when it could
 not be read (an unchanged unreadable file is not tried again). Its identity holds
-:data:`PARSE_FORMAT` and the versions of the extraction libraries, so a new pdfplumber,
-pypdfium2, python-docx or BeautifulSoup (or a change of the readers, bumping
-:data:`PARSE_FORMAT`) parses again. Cached content is never compared with a path or a name: two files with the same bytes
-share one entry.
+the digest of the readers' own code (:func:`readers_digest`: every module of
+:mod:`kgp_kedro.corpus.sources.formats`) and the versions of the extraction libraries, so a
+changed reader or a new pdfplumber, pypdfium2, python-docx or BeautifulSoup parses again
+with nobody having to remember to say so (a format number bumped by hand was once forgotten,
+and a machine's cache kept an older PDF parse). Cached content is never compared with a path
+or a name: two files with the same bytes share one entry.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 from dataclasses import asdict
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from kgp_kedro.plumbing import parallel
+from kgp_kedro.corpus.sources import formats
 from kgp_kedro.corpus.sources.formats import FileReadError, read_file
 from kgp_kedro.corpus.sources.formats.base import Block, FileContent, PageProblem
 from kgp_kedro.models.cache import cached_map, file_sha256, open_cache, package_version
 
 logger = logging.getLogger(__name__)
 
-PARSE_FORMAT = 2   # bump when a reader's output changes (2: PDF text read by PDFium)
 LIBRARIES = ("pdfplumber", "pdfminer.six", "pypdfium2", "python-docx", "beautifulsoup4",
              "lxml")
+READERS = Path(formats.__file__).parent
+
+
+@lru_cache(maxsize=1)
+def readers_digest() -> str:
+    """The sha256 of the readers' modules (their names and bytes, in name order)."""
+    digest = hashlib.sha256()
+    for path in sorted(READERS.rglob("*.py")):
+        digest.update(path.relative_to(READERS).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
 
 
 def _identity(_memo: Any) -> dict[str, Any]:
-    return {"cache": "parsed files", "format": PARSE_FORMAT,
+    return {"cache": "parsed files", "readers": readers_digest(),
             **{name: package_version(name) for name in LIBRARIES}}
 
 
