@@ -15,7 +15,11 @@ them back.
 Usage::
 
     python benchmarks/bench_ask_coverage.py --set dev holdout holdout2 \\
-        --runs default "contexts=12;passage_window=0" [--params retrieve.embeddings=mpnet]
+        --runs default "contexts=12;passage_window=0" [--params KEY=VALUE,...]
+
+(``--params``: more kedro params, e.g. the walk's dense seeds from all-mpnet-base-v2 need both
+encoders named: ``embed.encoders.minilm.model=all-MiniLM-L6-v2,embed.encoders.mpnet.model=
+all-mpnet-base-v2,retrieve.embeddings=mpnet``; docs/ask.md has the full line used.)
 """
 from __future__ import annotations
 
