@@ -49,6 +49,8 @@ sys.path.insert(0, str(ROOT))
 REAL = ROOT / "benchmarks" / "data" / "real_docs"
 RAW = ROOT / "data" / "01_raw"
 ANSWERS = ROOT / "data" / "ask" / "08_reporting" / "ask_answers.parquet"
+# an ask run's environment: no telemetry, no model hub
+OFFLINE = {"KEDRO_DISABLE_TELEMETRY": "1", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
 
 
 def real_gold(path: Path) -> dict[str, Gold]:
@@ -93,8 +95,7 @@ def make_analyst(source: str, folder: Path, per_kind: int, exclude: list[Path]) 
 def run_ask(folder: Path, params: list[str]) -> tuple[pd.DataFrame, float]:
     """One ``kedro run --env ask`` over ``folder``'s own questions: its answers and wall s."""
     before = set(ANSWERS.glob("*/*.parquet"))
-    env = dict(os.environ, KEDRO_DISABLE_TELEMETRY="1", HF_HUB_OFFLINE="1",
-               TRANSFORMERS_OFFLINE="1")
+    env = dict(os.environ, **OFFLINE)
     start = time.perf_counter()
     done = subprocess.run([str(Path(sys.executable).with_name("kedro")), "run", "--env", "ask",
                            "--params", ",".join([f"ask.folder={folder}", *params])],

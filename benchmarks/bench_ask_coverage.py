@@ -24,7 +24,6 @@ all-mpnet-base-v2,retrieve.embeddings=mpnet``; docs/ask.md has the full line use
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections import Counter
@@ -36,11 +35,12 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.bench_ask import REAL, _cpu, run_options  # noqa: E402
-from benchmarks.make_real_docs import SETS, norm  # noqa: E402
+from benchmarks.bench_ask import OFFLINE, REAL, _cpu, run_options  # noqa: E402
+from benchmarks.make_real_docs import KINDS, SETS, gold_path, norm, read_jsonl  # noqa: E402
 from kgp_kedro.llm import client as llm_client  # noqa: E402
+from kgp_kedro.prompts.ask import NOT_ANSWERED  # noqa: E402
 
-NOT_FOUND = "Not found in the documents."
+ANSWERABLE = tuple(k for k in KINDS if k != "none")
 
 
 def nested(pairs: list[str]) -> dict[str, Any]:
@@ -69,7 +69,7 @@ class PromptsOnly:
 
         def complete_many(client, batch, max_tokens=None, desc="llm"):
             keep.extend((m[-1]["content"], client.count_tokens(m[-1]["content"])) for m in batch)
-            return [llm_client.Completion(NOT_FOUND, 0, 0, 0.0) for _ in batch]
+            return [llm_client.Completion(NOT_ANSWERED, 0, 0, 0.0) for _ in batch]
 
         llm_client.LLMClient.complete_many = complete_many
         return self
@@ -94,11 +94,8 @@ def prompts(name: str, params: list[str]) -> list[tuple[str, int]]:
 def coverage(name: str, shown: list[tuple[str, int]]) -> Counter:
     """Counts over set ``name``: ``(kind, all|some|none)`` for its answerable questions, and
     ``tokens`` / ``prompts`` over all of them."""
-    questions = [json.loads(line) for line in
-                 (REAL / name / "questions.jsonl").read_text().splitlines() if line.strip()]
-    gold = {g["id"]: g for g in (json.loads(line) for line in
-                                 (REAL / f"{name}.gold.jsonl").read_text().splitlines()
-                                 if line.strip())}
+    questions = read_jsonl(REAL / name / "questions.jsonl")
+    gold = {g["id"]: g for g in read_jsonl(gold_path(name))}
     if len(shown) != len(questions):
         sys.exit(f"{name}: {len(shown)} prompts for {len(questions)} questions")
     counts: Counter = Counter()
@@ -118,16 +115,14 @@ def coverage(name: str, shown: list[tuple[str, int]]) -> Counter:
 
 def report(run: str, per_set: dict[str, Counter]) -> str:
     total = sum(per_set.values(), Counter())
-    kinds = sorted({k for k, _ in (key for key in total if isinstance(key, tuple))})
     lines = []
     for name, c in [*per_set.items(), ("all", total)]:
-        held = {k: c[(k, "all")] for k in kinds}
-        answerable = sum(v for key, v in c.items() if isinstance(key, tuple))
-        lines.append(f"{run} | {name} | every quote held {sum(held.values())} of {answerable} | "
-                     + ", ".join(f"{k} {held[k]} of "
-                                 f"{sum(c[(k, s)] for s in ('all', 'some', 'none'))}"
-                                 for k in kinds)
-                     + f" | some held {sum(c[(k, 'some')] for k in kinds)}"
+        held = {k: c[(k, "all")] for k in ANSWERABLE}
+        asked = {k: sum(c[(k, how)] for how in ("all", "some", "none")) for k in ANSWERABLE}
+        lines.append(f"{run} | {name} | every quote held {sum(held.values())} of "
+                     f"{sum(asked.values())} | "
+                     + ", ".join(f"{k} {held[k]} of {asked[k]}" for k in ANSWERABLE)
+                     + f" | some held {sum(c[(k, 'some')] for k in ANSWERABLE)}"
                      + f" | mean prompt tokens {c['tokens'] / max(1, c['prompts']):.0f}")
     return "\n".join(lines)
 
@@ -138,7 +133,7 @@ def main() -> None:
     parser.add_argument("--runs", nargs="+", default=["default"])
     parser.add_argument("--params", default="", help="more kedro --params (a=b,c=d)")
     args = parser.parse_args()
-    os.environ.update(KEDRO_DISABLE_TELEMETRY="1", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    os.environ.update(OFFLINE)
     print(f"{_cpu()}, {os.cpu_count()} CPUs; no reader called")
     extra = [p for p in args.params.split(",") if p]
     for run in args.runs:

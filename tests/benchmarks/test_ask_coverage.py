@@ -2,16 +2,10 @@
 the gold evidence a prompt holds, on the dev set's real questions and quotes."""
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from benchmarks.bench_ask_coverage import coverage, nested
-from benchmarks.make_real_docs import ROOT
-
-
-def _jsonl(name: str) -> list[dict]:
-    return [json.loads(line) for line in (ROOT / name).read_text().splitlines() if line.strip()]
+from benchmarks.make_real_docs import ROOT, gold_path, read_jsonl
 
 
 def test_params_nest_like_kedros_and_read_yaml_values():
@@ -23,8 +17,8 @@ def test_params_nest_like_kedros_and_read_yaml_values():
 
 
 def test_coverage_counts_the_quotes_a_prompt_holds():
-    questions = _jsonl("dev/questions.jsonl")
-    gold = {g["id"]: g for g in _jsonl("dev.gold.jsonl")}
+    questions = read_jsonl(ROOT / "dev" / "questions.jsonl")
+    gold = {g["id"]: g for g in read_jsonl(gold_path("dev"))}
     # each prompt: the question, then its first evidence quote with other spacing and case
     shown = [(f"Quotes:\n[1] {' '.join(gold[q['id']]['evidence'][0]['quote'].upper().split())}"
               f"\n\nQuestion: {q['question']}", 10) if gold[q["id"]]["kind"] != "none"
@@ -45,7 +39,7 @@ def test_coverage_counts_the_quotes_a_prompt_holds():
 
 
 def test_coverage_refuses_prompts_out_of_the_questions_order():
-    questions = _jsonl("dev/questions.jsonl")
+    questions = read_jsonl(ROOT / "dev" / "questions.jsonl")
     shown = [(f"Question: {q['question']}", 1) for q in reversed(questions)]
     with pytest.raises(SystemExit, match="order"):
         coverage("dev", shown)
