@@ -231,14 +231,14 @@ def run_openie(rag, corpus: list[dict], args, source: str) -> tuple[int, int]:
         stop_at = now.replace(hour=hh, minute=mm, second=0, microsecond=0)
     if args.max_passages is not None:
         todo = todo[:args.max_passages]
-    ran = 0   # passages this run extracted
+    first = len(stats)   # the stats lines from here on are this run's
     while todo:
         size = args.batch
         if stop_at is not None:
             left = (stop_at - dt.datetime.now(dt.timezone.utc)).total_seconds()
             # this run's recent pace, with a margin (earlier runs' pace is another load's);
             # none yet: one passage, to measure it
-            recent = stats[len(stats) - ran:][-20:]
+            recent = stats[first:][-20:]
             pace = 1.5 * sum(s["seconds"] for s in recent) / len(recent) if recent else None
             size = min(size, int(left // pace)) if pace else (1 if left > 0 else 0)
             if size <= 0:
@@ -292,7 +292,6 @@ def run_openie(rag, corpus: list[dict], args, source: str) -> tuple[int, int]:
             for line in lines:
                 f.write(json.dumps(line) + "\n")
         stats += lines
-        ran += len(lines)
         todo = todo[len(batch):]
         done += len(extracted)
         summary = summarise(stats)

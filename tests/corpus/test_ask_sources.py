@@ -4,7 +4,6 @@ file is parsed alone."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -97,16 +96,13 @@ def test_a_changed_extractor_parses_every_file_again(folder, tmp_path, monkeypat
         return sorted(parsed)
 
     every_file = ["a.pdf", "bad.pdf", "notes.md"]
-    monkeypatch.setattr(parse_cache, "READERS", tmp_path / "readers")   # other readers' code
-    (tmp_path / "readers").mkdir()
-    (tmp_path / "readers" / "pdf.py").write_text("# the PDF reader before a change\n")
-    parse_cache.readers_digest.cache_clear()
-    assert parsed_by_a_read() == every_file      # parsed by the readers before
-    (tmp_path / "readers" / "pdf.py").write_text("# the PDF reader after a change\n")
-    parse_cache.readers_digest.cache_clear()
-    assert parsed_by_a_read() == every_file      # a changed reader: none reused
-    monkeypatch.setattr(parse_cache, "READERS", Path(parse_cache.formats.__file__).parent)
-    parse_cache.readers_digest.cache_clear()
+    todays = parse_cache.READERS
+    for when in ("before", "after"):              # other readers' code: a PDF reader changed
+        (tmp_path / when).mkdir()
+        (tmp_path / when / "pdf.py").write_text(f"# the PDF reader {when} a change\n")
+        monkeypatch.setattr(parse_cache, "READERS", tmp_path / when)
+        assert parsed_by_a_read() == every_file  # before: parsed first; after: none reused
+    monkeypatch.setattr(parse_cache, "READERS", todays)
     assert parsed_by_a_read() == every_file      # today's readers
     assert parsed_by_a_read() == []
     version = parse_cache.package_version

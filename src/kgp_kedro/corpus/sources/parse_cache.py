@@ -5,8 +5,8 @@ parses no file, and a changed (or new) file is parsed alone.
 An entry is what the file's reader gave (:class:`~kgp_kedro.corpus.sources.formats.FileContent`
 as JSON), or the :class:`~kgp_kedro.corpus.sources.formats.FileReadError` reason when it could
 not be read (an unchanged unreadable file is not tried again). Its identity holds
-the digest of the readers' own code (:func:`readers_digest`: every module of
-:mod:`kgp_kedro.corpus.sources.formats`) and the versions of the extraction libraries, so a
+the digest of the readers' own code (:func:`readers_digest` of :data:`READERS`, every
+module of :mod:`kgp_kedro.corpus.sources.formats`) and the versions of the extraction libraries, so a
 changed reader or a new pdfplumber, pypdfium2, python-docx or BeautifulSoup parses again
 with nobody having to remember to say so (a format number bumped by hand was once forgotten,
 and a machine's cache kept an older PDF parse). Cached content is never compared with a path
@@ -35,17 +35,18 @@ LIBRARIES = ("pdfplumber", "pdfminer.six", "pypdfium2", "python-docx", "beautifu
 READERS = Path(formats.__file__).parent
 
 
-@lru_cache(maxsize=1)
-def readers_digest() -> str:
-    """The sha256 of the readers' modules (their names and bytes, in name order)."""
+@lru_cache(maxsize=None)
+def readers_digest(folder: Path) -> str:
+    """The sha256 of the modules under ``folder`` (their names and bytes, in name order),
+    read once a process."""
     digest = hashlib.sha256()
-    for path in sorted(READERS.rglob("*.py")):
-        digest.update(path.relative_to(READERS).as_posix().encode() + b"\0" + path.read_bytes())
+    for path in sorted(folder.rglob("*.py")):
+        digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 
 
 def _identity(_memo: Any) -> dict[str, Any]:
-    return {"cache": "parsed files", "readers": readers_digest(),
+    return {"cache": "parsed files", "readers": readers_digest(READERS),
             **{name: package_version(name) for name in LIBRARIES}}
 
 
