@@ -8,14 +8,14 @@ it reads every page), not here."""
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from benchmarks.make_real_docs import KINDS, MIN_SHARE, ROOT, SETS, UNSEEN, norm, read_sources
+from benchmarks.make_real_docs import (KINDS, MIN_SHARE, ROOT, SETS, UNSEEN, gold_path, norm,
+                                       read_jsonl, read_sources)
 from kgp_kedro.corpus.sources import documents
 from kgp_kedro.corpus.sources.formats import Block, FileContent, read_file
 
@@ -27,17 +27,12 @@ MINIMUM = {"dev": {"documents": 12, "questions": 40},
            "holdout5": {"documents": 8, "questions": 45}}
 
 
-def _jsonl(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
-            if line.strip()]
-
-
 def _gold(name: str) -> list[dict]:
-    return _jsonl(ROOT / f"{name}.gold.jsonl")
+    return read_jsonl(gold_path(name))
 
 
 def _questions(name: str) -> list[dict]:
-    return _jsonl(ROOT / name / "questions.jsonl")
+    return read_jsonl(ROOT / name / "questions.jsonl")
 
 
 @pytest.mark.parametrize("name", SETS)
