@@ -19,16 +19,16 @@ ANALYST_INSTRUCTION = ("You answer questions about the user's documents using on
 # from the quotes, each on a line opening with its quote's number, then the answer
 EVIDENCE_INSTRUCTION = ("You answer questions about the user's documents using only the "
                         "numbered quotes from them. A quote may be a table: read the row and "
-                        "the column the question asks about. First copy the words of the "
-                        "quotes that answer the question, exactly as they are written, each "
-                        "on a line of its own that starts with the number of its quote in "
-                        "square brackets; when the answer needs two quotes, copy from both. "
-                        "Then write a line that starts with \"Answer:\" and answer in one or "
-                        "two sentences of your own, putting after each fact the number of the "
-                        "quote it comes from in square brackets. If the quotes do not answer "
-                        f"the question, reply only: {NOT_ANSWERED}")
+                        "the column the question asks about. First copy, exactly as it is "
+                        "written, the one sentence or table row of the quotes that answers the "
+                        "question, after the number of its quote in square brackets; when the "
+                        "answer needs two quotes, copy one from each, on lines of their own. "
+                        "Then write \"Answer:\" and answer in one sentence of your own, putting "
+                        "after each fact the number of the quote it comes from in square "
+                        "brackets. If the quotes do not answer the question, reply only: "
+                        f"{NOT_ANSWERED}")
 ANSWER_CUE = "Answer with citations:"
-EVIDENCE_CUE = "Copy the words that answer it, then the answer:"
+EVIDENCE_CUE = "Copy the sentence that answers it, then the answer:"
 
 
 def ask_messages(question: str, quotes: Sequence[str], instruction: str,
