@@ -42,7 +42,7 @@ import pandas as pd
 
 from kgp_kedro.config.sections import AskParams
 from kgp_kedro.evaluation.ask_scores import Gold, score, summary
-from kgp_kedro.prompts.ask import EVIDENCE_INSTRUCTION, NOT_ANSWERED
+from kgp_kedro.prompts.ask import NOT_ANSWERED
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -202,8 +202,7 @@ def main() -> None:
     for run in args.runs:
         options = run_options(run)
         answers, walls[run] = run_ask(folder, extra + [f"ask.{k}={v}" for k, v in options.items()])
-        asked = EVIDENCE_INSTRUCTION if options.get("evidence_first") == "true" else instruction
-        scored = score(answers, gold, options.get("instruction", asked),
+        scored = score(answers, gold, options.get("instruction", instruction),
                        NOT_ANSWERED).assign(run=run)
         frames.append(scored)
         print(f"{run}: " + ", ".join(f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}"

@@ -15,14 +15,12 @@ from dataclasses import dataclass
 import pandas as pd
 
 from kgp_kedro.asking.citations import Located, check_citations, locate_passages, source_label
-from kgp_kedro.asking.evidence import split_reply, verified
-from kgp_kedro.asking.grounding import CLOSEST, NOT_FOUND, Grounded, ground
+from kgp_kedro.asking.grounding import ground
 from kgp_kedro.asking.words import keys
 from kgp_kedro.config.sections import AskParams
 from kgp_kedro.ewek.composer import keep_citations
 from kgp_kedro.llm import LLMClient
-from kgp_kedro.prompts.ask import (ANALYST_INSTRUCTION, ANSWER_CUE, EVIDENCE_CUE,
-                                   EVIDENCE_INSTRUCTION, ask_messages)
+from kgp_kedro.prompts.ask import ask_messages
 from kgp_kedro.reading.contexts import within_documents
 from kgp_kedro.reading.reader import prompt_budget, ranked_contexts
 
@@ -52,20 +50,11 @@ class AskOptions:
     grounding: str
     max_documents: int | None
     passage_window: int
-    evidence_first: bool = False
-    evidence_gate: bool = False
 
     @classmethod
     def of(cls, ask: AskParams, margin_tokens: int) -> AskOptions:
-        instruction = EVIDENCE_INSTRUCTION if ask.evidence_first \
-            and ask.instruction == ANALYST_INSTRUCTION else ask.instruction
-        return cls(ask.contexts, instruction, margin_tokens, ask.snippet_chars,
-                   ask.grounding, ask.max_documents, ask.passage_window, ask.evidence_first,
-                   ask.evidence_gate)
-
-    @property
-    def cue(self) -> str:
-        return EVIDENCE_CUE if self.evidence_first else ANSWER_CUE
+        return cls(ask.contexts, ask.instruction, margin_tokens, ask.snippet_chars,
+                   ask.grounding, ask.max_documents, ask.passage_window)
 
 
 def quoted_text(place: Located, around: tuple[Located, ...] = ()) -> str:
@@ -116,7 +105,7 @@ def _quotes(question: str, ids: list[str], places: dict[str, Located], client: L
     _, budget = prompt_budget(client, options.margin_tokens, options.instruction)
     quotes = [quoted_text(places[p], around.get(p, ())) for p in ids]
     while True:
-        messages = ask_messages(question, quotes, options.instruction, options.cue)
+        messages = ask_messages(question, quotes, options.instruction)
         if client.count_tokens(messages[1]["content"]) <= budget or not ids:
             return ids, quotes, messages
         ids, quotes = ids[:-1], quotes[:-1]
@@ -189,17 +178,12 @@ def answer_with_citations(questions: pd.DataFrame, retrieved: pd.DataFrame,
     grounding, snippet_chars = options.grounding, options.snippet_chars
     out = []
     for (q, rows, quoted, _), quotes, reply in zip(plans, quotes_of, replies):
-        copied, said = split_reply(reply.text) if options.evidence_first else ([], reply.text)
-        kept, dropped = check_citations(said, len(quoted))
+        kept, dropped = check_citations(reply.text, len(quoted))
         attributed = None
-        grounded = ground(q.question, keep_citations(said, set(kept)), quotes, grounding,
+        grounded = ground(q.question, keep_citations(reply.text, set(kept)), quotes, grounding,
                           snippet_chars)
-        if options.evidence_gate and grounded.mark != "not found" \
-                and not verified(copied, quotes):
-            grounded = Grounded(NOT_FOUND, "not found", grounded.claims,
-                                list(range(1, min(CLOSEST, len(quotes)) + 1)))
         if grounding == "none" and not kept and reply.error is None:
-            attributed = attribute(keep_citations(said, set()), quotes)
+            attributed = attribute(keep_citations(reply.text, set()), quotes)
         numbers = (kept or ([attributed] if attributed else [])) if grounding == "none" else \
             list(dict.fromkeys(n for c in grounded.claims for n in c.support))
         cited = [quoted[n - 1] for n in numbers]
@@ -215,7 +199,7 @@ def answer_with_citations(questions: pd.DataFrame, retrieved: pd.DataFrame,
         out.append({
             "source": q.source, "question_id": q.question_id, "question": q.question,
             "method": method,
-            "answer": keep_citations(said, set(kept)) if grounding == "none"
+            "answer": keep_citations(reply.text, set(kept)) if grounding == "none"
             else grounded.text,
             "raw_response": reply.text, "mark": grounded.mark,
             "claims": json.dumps([c.as_dict() for c in grounded.claims]),

@@ -264,11 +264,6 @@ class AskParams(Params):
     # alone); kgp_kedro.asking.answers.windows. 1 chosen on the real-document dev set by the
     # rule stated before its runs (docs/ask.md: 21 of 38 answerable right against 17 with 0)
     passage_window: NonNegInt = 1
-    # evidence first (kgp_kedro.asking.evidence): the reader copies the quotes' words that
-    # answer, then answers; with evidence_gate, an answer none of whose copied lines is found
-    # in its quote is "not found"
-    evidence_first: bool = False
-    evidence_gate: bool = False
     # the ask app's uploads (notebooks/ask_app.ipynb): the folder its uploaded files are
     # written into, under the project folder
     uploads: str = "data/ask/uploads"
