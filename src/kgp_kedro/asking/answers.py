@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import pandas as pd
 
 from kgp_kedro.asking.citations import Located, check_citations, locate_passages, source_label
-from kgp_kedro.asking.grounding import content, ground
-from kgp_kedro.asking.words import keys, sentences
+from kgp_kedro.asking.grounding import ground
+from kgp_kedro.asking.words import keys
 from kgp_kedro.config.sections import AskParams
 from kgp_kedro.ewek.composer import keep_citations
 from kgp_kedro.llm import LLMClient
@@ -50,12 +50,11 @@ class AskOptions:
     grounding: str
     max_documents: int | None
     passage_window: int
-    window_text: str = "whole"
 
     @classmethod
     def of(cls, ask: AskParams, margin_tokens: int) -> AskOptions:
         return cls(ask.contexts, ask.instruction, margin_tokens, ask.snippet_chars,
-                   ask.grounding, ask.max_documents, ask.passage_window, ask.window_text)
+                   ask.grounding, ask.max_documents, ask.passage_window)
 
 
 def quoted_text(place: Located, around: tuple[Located, ...] = ()) -> str:
@@ -97,30 +96,6 @@ def windows(places: dict[str, Located], size: int) -> dict[str, tuple[Located, .
             for run in by_file.values() for i, p in enumerate(run)}
 
 
-def about_question(window: tuple[Located, ...], center: str, question: str
-                   ) -> tuple[Located, ...]:
-    """``window`` with its passages other than ``center`` cut to their sentences that share a
-    content word (:func:`~kgp_kedro.asking.grounding.content`) with ``question`` (a table: its
-    rows that do, under its header; the whole table when only its header does), a neighbour
-    sharing none left out (``ask.window_text: question``)."""
-    asked = content(question)
-    out = []
-    for place in window:
-        if place.passage_id == center:
-            out.append(place)
-            continue
-        if place.kind == "table":     # the header and its rule line, then the rows
-            lines = place.text.splitlines()
-            rows = [row for row in lines[2:] if content(row) & asked]
-            text = "\n".join(lines[:2] + rows) if rows else \
-                place.text if content(lines[0]) & asked else ""
-        else:
-            text = " ".join(s for s in sentences(place.text) if content(s) & asked)
-        if text:
-            out.append(replace(place, text=text))
-    return tuple(out)
-
-
 def _quotes(question: str, ids: list[str], places: dict[str, Located], client: LLMClient,
             options: AskOptions, around: dict[str, tuple[Located, ...]]
             ) -> tuple[list[str], list[str], list[dict]]:
@@ -128,8 +103,6 @@ def _quotes(question: str, ids: list[str], places: dict[str, Located], client: L
     are cut until the prompt fits the model's window less the answer's tokens and the
     margin."""
     _, budget = prompt_budget(client, options.margin_tokens, options.instruction)
-    if options.window_text == "question":
-        around = {p: about_question(around[p], p, question) for p in ids if p in around}
     quotes = [quoted_text(places[p], around.get(p, ())) for p in ids]
     while True:
         messages = ask_messages(question, quotes, options.instruction)

@@ -264,9 +264,6 @@ class AskParams(Params):
     # alone); kgp_kedro.asking.answers.windows. 1 chosen on the real-document dev set by the
     # rule stated before its runs (docs/ask.md: 21 of 38 answerable right against 17 with 0)
     passage_window: NonNegInt = 1
-    # the window's other passages: whole, or only their sentences (a table: its lines) sharing
-    # a content word with the question (kgp_kedro.asking.answers.about_question)
-    window_text: Literal["whole", "question"] = "whole"
     # the ask app's uploads (notebooks/ask_app.ipynb): the folder its uploaded files are
     # written into, under the project folder
     uploads: str = "data/ask/uploads"
