@@ -48,7 +48,7 @@ from kgp_kedro.ewek.composer import keep_citations, parse_citations
 from kgp_kedro.prompts.ask import NOT_ANSWERED
 
 NOT_FOUND = NOT_ANSWERED   # the answer of a question the quotes do not answer
-CHECKS = ("answer", "none", "answer_any_named", "answer_all_named")
+CHECKS = ("answer", "none")
 MARKS = ("supported", "partly supported", "not found")
 MAX_SUPPORT = 2   # quotes at most that hold one claim together
 UNIT_LETTERS = 5  # a word of at most this many letters right after a number is its unit
@@ -308,24 +308,15 @@ def _needed(held: set[str], hard: list[str], soft: set[str]) -> set[str]:
     return {t for t in hard if found(t, held)} | (soft & held)
 
 
-def _names_held(held: set[str], named: list[str], mode: str) -> bool:
-    """Whether ``held`` holds the question's specifics ``named``: any, all, or (``answer``)
-    no need."""
-    if mode == "answer" or not named:
-        return True
-    hits = [found(t, held) for t in named]
-    return any(hits) if mode == "answer_any_named" else all(hits)
-
-
 def _holds(units: tuple[set[str], ...], hard: list[str], soft: set[str],
-           topic: set[str], named: list[str] = (), mode: str = "answer") -> bool:
+           topic: set[str]) -> bool:
     """Whether ``units`` (one a quote) hold a claim together: every ``hard`` word found, half
     the ``soft`` keys at least, a word of the question's ``topic`` when it has one, and, for
     several, each holding a word of the claim the others lack (no quote cited for nothing)."""
     held = set().union(*units)
     if not (all(found(t, held) for t in hard)
             and len(soft & held) >= math.ceil(len(soft) / 2)
-            and (not topic or bool(topic & held)) and _names_held(held, list(named), mode)):
+            and (not topic or bool(topic & held))):
         return False
     words = [_needed(u, hard, soft) for u in units]
     return len(units) == 1 or all(
@@ -334,12 +325,11 @@ def _holds(units: tuple[set[str], ...], hard: list[str], soft: set[str],
 
 
 def _held_by(group: Iterable[int], quotes: list[Quote], claim_keys: set[str], hard: list[str],
-             soft: set[str], topic: set[str], named: list[str] = (), mode: str = "answer"
-             ) -> bool:
+             soft: set[str], topic: set[str]) -> bool:
     """Whether the quotes numbered ``group`` hold the claim, one unit (:meth:`Quote.choices`)
     of each together."""
     options = [quotes[n - 1].choices(claim_keys) for n in group]
-    return bool(options) and any(_holds(units, hard, soft, topic, named, mode)
+    return bool(options) and any(_holds(units, hard, soft, topic)
                                  for units in product(*options))
 
 
@@ -358,8 +348,7 @@ def _cite(text: str, numbers: list[int]) -> str:
     return body + marks
 
 
-def check_claim(claim: Claim, question: str, quotes: list[Quote], mode: str = "answer"
-                ) -> Claim:
+def check_claim(claim: Claim, question: str, quotes: list[Quote]) -> Claim:
     """``claim``'s support and verdict against ``quotes`` (module docstring)."""
     said = without_asides(without_expansions(claim.text))
     hard = specifics(said, question)
@@ -373,7 +362,6 @@ def check_claim(claim: Claim, question: str, quotes: list[Quote], mode: str = "a
     else:
         soft = set()
     claim_keys, topic = keys(claim.text), content(question)
-    named = specifics(question)
     if not hard and not soft:
         hard = chosen(said, question)
     cited = [n for n in claim.cited if 1 <= n <= len(quotes)]
@@ -382,7 +370,7 @@ def check_claim(claim: Claim, question: str, quotes: list[Quote], mode: str = "a
         return claim
 
     def holds(group: Iterable[int]) -> bool:
-        return _held_by(group, quotes, claim_keys, hard, soft, topic, named, mode)
+        return _held_by(group, quotes, claim_keys, hard, soft, topic)
     if cited and len(cited) <= MAX_SUPPORT and holds(cited):
         claim.support, claim.verdict = cited, "supported"
         return claim
@@ -413,7 +401,7 @@ def ground(question: str, answer: str, quotes: list[str], check: str,
                         said, [])
     read = [Quote(q) for q in quotes]
     for claim in said:
-        check_claim(claim, question, read, check)
+        check_claim(claim, question, read)
         if claim.support:
             claim.snippet = _snippet(quotes[claim.support[-1] - 1],
                                      keys(claim.text) - keys(question), snippet_chars)

@@ -256,7 +256,7 @@ class AskParams(Params):
     # each claim of an answer checked against the quotes (kgp_kedro.asking.grounding): answer
     # (what a claim adds beyond the question, its numbers whole, its names and code words,
     # found in the quotes it cites or others; a table's in one row), none (the reply as it is)
-    grounding: Literal["answer", "none", "answer_any_named", "answer_all_named"] = "answer"
+    grounding: Literal["answer", "none"] = "answer"
     # quotes from the passages of at most this many files, the best ranked (null: any);
     # kgp_kedro.reading.contexts.within_documents
     max_documents: PosInt | None = 4
