@@ -76,3 +76,20 @@ def test_hipporags_openie_cache_holds_corpus_passages_in_its_own_form(cache):
         assert all(isinstance(e, str) for e in doc["extracted_entities"])
         assert all(len(t) == 3 and all(isinstance(x, str) for x in t)
                    for t in doc["extracted_triples"])
+
+
+def test_lightrags_cost_probe_sums_its_own_calls():
+    """``benchmarks/peers/lightrag_probe.py``'s committed record: its summary line's tokens,
+    LLM seconds and call count are those of the call lines above it, two calls a passage
+    (LightRAG's extraction and its one gleaning pass), no reply longer than the 1,024-token cap."""
+    import json
+
+    lines = [json.loads(line) for line in
+             (PEERS / "lightrag-probe.jsonl").read_text(encoding="utf-8").splitlines()]
+    calls, summary = lines[:-1], lines[-1]
+    assert summary["summary"] and summary["calls"] == len(calls) == 2 * summary["passages"]
+    assert summary["prompt_tokens"] == sum(c["prompt_tokens"] for c in calls)
+    assert summary["completion_tokens"] == sum(c["completion_tokens"] for c in calls)
+    assert abs(summary["llm_seconds"] - sum(c["seconds"] for c in calls)) < 0.5
+    assert all(c["completion_tokens"] <= 1024 for c in calls)
+    assert [c["call"] for c in calls] == list(range(1, len(calls) + 1))
