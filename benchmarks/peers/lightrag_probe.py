@@ -116,11 +116,10 @@ def main() -> None:
           f"{summary['completion_tokens'] / summary['passages']:.0f} completion tokens and "
           f"{per_passage:.1f} LLM s a passage; {summary['entities']} entities, "
           f"{summary['relations']} relations")
-    for source in ("2wikimultihopqa", "musique", "hotpotqa"):
-        corpus = ROOT / "data/peers/hipporag" / source / "corpus.jsonl"
-        if corpus.exists():
-            count = len(read_jsonl(corpus))
-            print(f"  {source}: {count} passages -> {count * per_passage / 3600:.1f} h at this pace")
+    for corpus in sorted((ROOT / "data/peers/hipporag").glob("*/corpus.jsonl")):
+        count = len(read_jsonl(corpus))
+        print(f"  {corpus.parent.name}: {count} passages -> "
+              f"{count * per_passage / 3600:.1f} h at this pace")
 
 
 if __name__ == "__main__":
