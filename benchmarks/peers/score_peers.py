@@ -69,13 +69,20 @@ def scored_rows(name: str) -> pd.DataFrame:
                          f"{bad[['source', 'questions', 'questions_timed']].to_dict('records')}")
     rows["calls_per_question"] = float("nan")   # encoder + spaCy calls: not counted alike
     rows["unit"] = "passage"
-    rows["run"] = [f"{p} @ {c[:12]} (its own code, nothing changed but the driver), "
-                   f"spaCy {s}, hyperparameters {h}; env hipporag's corpus exported by "
-                   f"benchmarks/peers/export_corpus.py; encoder {e}"
-                   for p, c, s, h, e in zip(rows["peer"], rows["peer_commit"],
-                                            rows["spacy_model"], rows["hyperparameters"],
-                                            rows["encoder"])]
+    rows["run"] = [run_text(r) for r in rows.to_dict("records")]
     return rows[RETRIEVAL_COLUMNS]
+
+
+def run_text(row: dict) -> str:
+    """What ran: the peer's code (its commit, or its package version), what extracted its
+    entities (spaCy for LinearRAG, an LLM's OpenIE for HippoRAG 2), its hyperparameters."""
+    code = (row["peer_commit"][:12] if isinstance(row.get("peer_commit"), str)
+            else row["peer_version"])
+    extraction = (f"spaCy {row['spacy_model']}" if isinstance(row.get("spacy_model"), str)
+                  else f"OpenIE by {row['llm']}")
+    return (f"{row['peer']} @ {code} (its own code, nothing changed but the driver), "
+            f"{extraction}, hyperparameters {row['hyperparameters']}; env hipporag's corpus "
+            f"exported by benchmarks/peers/export_corpus.py; encoder {row['encoder']}")
 
 
 def record(name: str) -> None:

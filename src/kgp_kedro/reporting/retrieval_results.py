@@ -60,7 +60,7 @@ def _passage_table(name: str, table: pd.DataFrame) -> list[str]:
         cells = [f"{by.loc[s, 'recall_at_2']:.3f} / {by.loc[s, 'recall_at_5']:.3f}"
                  if s in by.index else "–" for s in sources]
         costs = [f"{1000 * by.loc[s, 'index_s'] / by.loc[s, 'passages']:,.1f} · "
-                 f"{int(by.loc[s, 'index_llm_tokens'])} · {by.loc[s, 'ms_per_question']:,.1f} · "
+                 f"{int(by.loc[s, 'index_llm_tokens']):,} · {by.loc[s, 'ms_per_question']:,.1f} · "
                  f"{by.loc[s, 'peak_rss_mb']:,.0f}" if s in by.index else "–" for s in sources]
         lines.append(f"| {method} | " + " | ".join(cells + costs) + " |")
     return [*lines, "", measured_where(table), ""]
