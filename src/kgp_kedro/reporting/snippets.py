@@ -444,9 +444,9 @@ def _retrieval_table(data: ResultsData, kind: str, args: Mapping[str, str]) -> s
 
 def _retrieval_margin(data: ResultsData, kind: str, args: Mapping[str, str]) -> str:
     """``method=M over=A,B metric=COLUMN [measurement=NAME]``: M minus the better of A and B,
-    lowest–highest over every source of every measurement (of NAME alone with
-    ``measurement=``) where all of them were measured (a peer's rows where a measurement does
-    not hold a method: :func:`_column_values`)."""
+    lowest–highest (one value where they agree) over every source of every measurement (of
+    NAME alone with ``measurement=``) where all of them were measured (a peer's rows where a
+    measurement does not hold a method: :func:`_column_values`)."""
     metric, method = _need(args, "metric"), _need(args, "method")
     names = [_need(args, "measurement")] if "measurement" in args else _of_unit(data, kind, args)
     margins = []
@@ -460,7 +460,10 @@ def _retrieval_margin(data: ResultsData, kind: str, args: Mapping[str, str]) -> 
     fmt = RETRIEVAL_FORMATS[metric]
     low, high = (fmt(x).replace("-0.", "-.").replace("-", "−") for x in (min(margins),
                                                                        max(margins)))
-    # a negative end: "−.019 to −.007" (a dash between two minus signs reads badly)
+    # one value where the margins agree (one source); a negative end: "−.019 to −.007" (a
+    # dash between two minus signs reads badly)
+    if low == high:
+        return low
     return f"{low} to {high}" if low.startswith("−") else f"{low}–{high}"
 
 
