@@ -7,7 +7,8 @@ Defaults and where they come from:
 - ``damping`` 0.5: HippoRAG and HippoRAG 2 run igraph's personalized PageRank with damping 0.5.
 - ``passage_weight`` 0.05 and ``seeds_from`` dense: HippoRAG 2 puts every passage in the reset
   vector with its dense-retrieval score, min-max normalised, times the passage node weight
-  0.05, beside the phrase (entity) nodes.
+  0.05, beside the phrase (entity) nodes. The ``hipporag`` env sets 0.02, chosen on the train
+  files in HippoRAG 2's setting and judged on its dev questions (docs/entity-walk.md).
 - entity reset ``1 / |passages of the entity|``: HippoRAG's node specificity (HippoRAG 2
   keeps it); HippoRAG 2 also weights a phrase by its fact's score, and there are no facts here
   (no LLM), so that factor is 1.
