@@ -72,10 +72,10 @@ import time
 import types
 from pathlib import Path
 
-from peer_files import (add_encoder_arguments, cpu_model, cpu_seconds, encoder_path, load,
-                        read_jsonl, replace_rows, write_atomic, write_rankings)
+from peer_files import (ENCODERS, ROOT, add_encoder_arguments, cpu_model, cpu_seconds,
+                        encoder_path, load, read_jsonl, replace_rows, write_atomic,
+                        write_rankings)
 
-ROOT = Path(__file__).resolve().parents[2]
 LLM_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 TIMING_COLUMNS = ["source", "method", "questions", "passages", "index_s", "ms_per_question",
                   "wall_s", "openie_s", "openie_s_per_passage", "graph_s", "index_cpu_s",
@@ -413,8 +413,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=None, help="torch intra-op threads")
     args = parser.parse_args()
     args.name = args.name or f"hipporag2-{args.encoder}"
-    args.encoder_name = args.encoder_name or "sentence-transformers/" + {
-        "minilm": "all-MiniLM-L6-v2", "mpnet": "all-mpnet-base-v2"}[args.encoder]
+    args.encoder_name = args.encoder_name or f"sentence-transformers/{ENCODERS[args.encoder]}"
     if args.threads:
         import torch
 

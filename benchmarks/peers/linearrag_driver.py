@@ -46,10 +46,9 @@ import sys
 import time
 from pathlib import Path
 
-from peer_files import (add_encoder_arguments, cpu_model, cpu_seconds, encoder_path, load,
-                        read_jsonl, replace_rows, write_rankings)
+from peer_files import (ROOT, add_encoder_arguments, cpu_model, cpu_seconds, encoder_path,
+                        load, read_jsonl, replace_rows, write_rankings)
 
-ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_SRC = Path("/work/peers_src/LinearRAG")
 
 # LinearRAG's scripts/run.sh, per dataset (its paper's settings; the spaCy model and the

