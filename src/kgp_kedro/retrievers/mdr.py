@@ -24,14 +24,15 @@ class HopPair:
 Search = Callable[[np.ndarray, int], tuple[np.ndarray, np.ndarray]]
 
 
-def mdr_search(question: str, passages: Sequence[str], encode: Callable[[Sequence[str]], np.ndarray],
+def mdr_search(question: str, passages: Sequence[str],
+               encode_queries: Callable[[Sequence[str]], np.ndarray],
                search: Search, first_hop: int, second_hop: int,
                top_k: int) -> tuple[np.ndarray, np.ndarray, list[HopPair]]:
     """MDR two-hop beam search (paper §8.2; Xiong et al. 2020).
 
     Hop 1: the ``first_hop`` passages nearest the question. Hop 2: for each, the question
     concatenated with that passage is encoded and its ``second_hop`` nearest *other* passages
-    taken. The ``first_hop × second_hop`` pairs are ranked by the product of their two scores
+    taken (both hops' queries encoded by ``encode_queries``). The ``first_hop × second_hop`` pairs are ranked by the product of their two scores
     (:func:`~kgp_kedro.search.ranking.ranked`: ties, at its digits, to the earlier pair);
     the passages of the best pairs, first hop before second, make the ``top_k`` context.
     ``search(queries, k)`` gives ``(scores, positions)`` per query: exact
@@ -40,8 +41,8 @@ def mdr_search(question: str, passages: Sequence[str], encode: Callable[[Sequenc
     """
     if len(passages) == 0:
         return np.array([], dtype=np.int64), np.array([]), []
-    first_scores, first = (a[0] for a in search(encode([question]), first_hop))
-    expanded = encode([f"{question} {passages[i]}" for i in first])
+    first_scores, first = (a[0] for a in search(encode_queries([question]), first_hop))
+    expanded = encode_queries([f"{question} {passages[i]}" for i in first])
     second_scores, second = search(expanded, second_hop + 1)
     pairs = []
     for row, (p1, s1) in enumerate(zip(first, first_scores)):
@@ -73,7 +74,7 @@ class Mdr(ModelOption, Retriever):
 
     def search(self, question: str, collection: Collection) -> list[Visit]:
         positions, scores, pairs = mdr_search(
-            question, collection.texts, self.encode,
+            question, collection.texts, self.encode_questions,
             lambda queries, top: self.dense_search(collection, queries, top),
             self.params.first_hop, self.params.second_hop, self.budget)
         via: dict[int, tuple[int, ...]] = {}

@@ -58,18 +58,25 @@ class EncoderAgent(ModelOption, TraversalAgent):
             EncoderParams(model=params.model, device=params.device,
                           batch_size=params.batch_size,
                           dtype=encoder_dtype(resources.encoder, params.dtype))))
-        self._encoded: dict[str, np.ndarray] = {}
+        self._encoded: dict[str, np.ndarray] = {}   # passages
+        self._queries: dict[str, np.ndarray] = {}
 
-    def _encode_missing(self, texts: Sequence[str]) -> None:
-        """Encode, in one encoder call, the texts of ``texts`` not encoded yet."""
-        missing = [t for t in dict.fromkeys(texts) if t not in self._encoded]
-        if missing:
+    def _encode_missing(self, queries: Sequence[str] = (), passages: Sequence[str] = ()) -> None:
+        """Encode the ``queries`` (as questions) and ``passages`` not encoded yet: one encoder
+        call in the count (two engine calls when both have missing texts; the
+        sentence-transformers encoders give a text the same vector either way)."""
+        new_queries = [t for t in dict.fromkeys(queries) if t not in self._queries]
+        new_passages = [t for t in dict.fromkeys(passages) if t not in self._encoded]
+        if new_queries or new_passages:
             self.calls += 1
-            self._encoded.update(zip(missing, self.encoder.encode(missing)))
+        if new_queries:
+            self._queries.update(zip(new_queries, self.encoder.encode_queries(new_queries)))
+        if new_passages:
+            self._encoded.update(zip(new_passages, self.encoder.encode(new_passages)))
 
     def _embed(self, texts: Sequence[str]) -> np.ndarray:
-        """Vectors of ``texts``, each text encoded once (one encoder call for the missing)."""
-        self._encode_missing(texts)
+        """Passage vectors of ``texts``, each text encoded once."""
+        self._encode_missing(passages=texts)
         return np.stack([self._encoded[t] for t in texts])
 
     def _stored(self, collection: Collection) -> bool:
@@ -92,7 +99,7 @@ class EncoderAgent(ModelOption, TraversalAgent):
         queries = [self.query_text(r.question, r.path, r.collection) for r in requests]
         unstored = [r.collection.text_of[c] for r in requests if not self._stored(r.collection)
                     for c in r.candidates]
-        self._encode_missing([*queries, *unstored])
+        self._encode_missing(queries, unstored)
         vectors = [r.collection.vectors_of(r.candidates) if self._stored(r.collection)
                    else self._embed([r.collection.text_of[c] for c in r.candidates])
                    for r in requests if r.candidates]
@@ -100,6 +107,6 @@ class EncoderAgent(ModelOption, TraversalAgent):
         if not sizes.sum():
             return [np.zeros(0) for _ in requests]
         scores = segmented_inner_products(
-            np.stack([self._encoded[q] for q in queries]), np.concatenate(vectors),
+            np.stack([self._queries[q] for q in queries]), np.concatenate(vectors),
             np.repeat(np.arange(len(requests)), sizes), self.encoder.device)
         return np.split(scores, np.cumsum(sizes)[:-1])

@@ -36,7 +36,7 @@ class PprAgent(TraversalAgent):
         if self.resources.encoder is None:
             raise ValueError("the ppr agent with dense seeds needs an encoder")
         self.calls += 1
-        return self.resources.encoder.encode(texts)
+        return self.resources.encoder.encode_queries(texts)   # the questions
 
     def prepare(self, collections: Sequence[Collection]) -> None:
         self.scorer.prepare(collections)
