@@ -3,7 +3,9 @@ ships both the weights and a small C engine (AVX2 integer kernels, OpenMP; no Py
 
 E5 is asymmetric: a question is encoded with the ``query: `` prefix and a passage with
 ``passage: `` (:meth:`E5SmallEncoder.encode_queries`, :meth:`E5SmallEncoder.encode`); the
-sentence-transformers encoders encode both alike. A text longer than the model's 512 tokens is
+sentence-transformers encoders encode both alike. The retrievers encode questions as queries;
+HOLMES and EWEK-QA compare short texts with each other and encode every text, their questions
+included, as passages (a symmetric use). A text longer than the model's 512 tokens is
 encoded in 512-token windows whose vectors are averaged (the engine's own rule). A text's vector
 depends on that text alone: a batch runs its texts side by side, each on one thread, with
 integer arithmetic.
