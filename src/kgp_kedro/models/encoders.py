@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from kgp_kedro.models.cache import package_version, path_fingerprint
 from kgp_kedro.models.devices import resolve_device, torch_threads
 from kgp_kedro.plumbing.parallel import chunks
 
@@ -113,6 +114,42 @@ class SentenceEncoder:
         logger.info("Loaded encoder %s on %s in %s (dtype %s%s)", model, self.device, self.dtype,
                     dtype, f"; CPU {torch.backends.cpu.get_cpu_capability()}, native bf16 "
                     f"{cpu_supports_bf16()}" if self.device == "cpu" else "")
+
+    @staticmethod
+    def runtime(params) -> tuple[str, str]:
+        """The (device, dtype) an ``embed.encoders`` entry runs in, without loading it."""
+        device = resolve_device(params.device)
+        return device, resolve_dtype(params.dtype, device)
+
+    @staticmethod
+    def identity(encoder, memo=None) -> dict:
+        """What makes the vectors of ``encoder`` (this class, or a
+        :class:`~kgp_kedro.models.embeddings.LazyEncoder` of it): the key of its cache entries.
+
+        - the model's files: a content hash of the local directory it loads from (the packaged
+          all-MiniLM-L6-v2 copy, or a local path: retrained weights at the same path give a new
+          identity); a hub name that is not a local path is keyed by its name only;
+        - the dtype its weights run in (bf16 and fp32 never share entries), L2 normalisation,
+          the device type (cpu / cuda / mps: kernels differ in the last bits);
+        - torch, transformers and sentence-transformers versions (an upgrade re-encodes once);
+        - ``batching``: ``same_length`` since a vector stopped depending on the texts encoded
+          with it (:meth:`encode`), which keys out the entries of the padded batches before.
+
+        The batch size is left out: a batch holds texts of one token length, so it pads none."""
+        path = resolve_model_path(encoder.name)
+        local = Path(path).exists()
+        return {
+            "kind": "passage_embedding",
+            "model": None if local else encoder.name,
+            "files": path_fingerprint(path, memo) if local else None,
+            "dtype": encoder.dtype,
+            "normalize": bool(encoder.normalize),
+            "device": str(encoder.device).split(":")[0],
+            "torch": package_version("torch"),
+            "transformers": package_version("transformers"),
+            "sentence_transformers": package_version("sentence-transformers"),
+            "batching": "same_length",
+        }
 
     @property
     def dimension(self) -> int:
