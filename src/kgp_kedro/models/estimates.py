@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 
+from kgp_kedro.models.encoders import PACKAGED_MINILM
+
 # encoder (all-MiniLM-L6-v2, batch 64) passages a second per torch CPU thread, by the dtype its
 # weights run in and torch's CPU capability: fp32 59/s on 2 AVX2-only threads (the whole bundled
 # set, 2026-11-24), 130/s on 2 AVX512 threads and bf16 240/s on the same 2 threads with
@@ -17,7 +19,6 @@ import os
 # older x86) is estimated at the AVX2 rate
 ENCODE_RATES_PER_THREAD = {("float32", "AVX512"): 60.0, ("float32", "AVX2"): 29.0,
                            ("bfloat16", "AVX512"): 100.0}
-ENCODE_RATE_MODELS = {"all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2"}
 # offline entity linker (spaCy en_core_web_sm NER + gazetteer) passages a second, one process:
 # 23,329 passages in 2 min 14 s on 2 AVX2-only cores (2026-11-24)
 LINK_RATE = 170.0
@@ -52,7 +53,7 @@ def encoding_estimate(n_texts: int, device: str, dtype: str, threads: int,
     all-MiniLM-L6-v2's: another ``model`` (mpnet, E5) gets no estimate."""
     if device != "cpu":
         return f"no estimate on {device}"
-    if model not in ENCODE_RATE_MODELS:
+    if model not in PACKAGED_MINILM:
         return f"no estimate for {model}"
     rate = ENCODE_RATES_PER_THREAD.get((dtype, capability),
                                        ENCODE_RATES_PER_THREAD[("float32", "AVX2")])
